@@ -12,6 +12,11 @@ const pnpmVersion = packageManager.replace(/^pnpm@/, '');
 const toolsDir = join(root, '.tools');
 const toolsBin = join(toolsDir, 'node_modules', '.bin');
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} [env]
+ */
 function run(command, args, env = process.env) {
   console.log(`\n> ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
@@ -19,6 +24,7 @@ function run(command, args, env = process.env) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
+/** @param {NodeJS.ProcessEnv} env */
 function installedPnpmVersion(env) {
   const result = spawnSync('pnpm', ['--version'], { cwd: root, env, encoding: 'utf8' });
   return result.status === 0 ? result.stdout.trim() : null;
