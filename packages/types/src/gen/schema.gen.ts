@@ -414,7 +414,7 @@ export type components = {
          *     codes it can carry.
          * @enum {string}
          */
-        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "EMPLOYEE_ALREADY_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT";
+        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "EMPLOYEE_ALREADY_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION";
         /** @description One offending input of a request that failed validation. */
         ProblemFieldError: {
             /** @description Where the input is, as `/params/{name}`, `/query/{name}`, `/headers/{name}` or `/body{pointer}`. */
@@ -686,6 +686,8 @@ export type components = {
         /**
          * @description `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
          *     `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+         *     `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
+         *     it; nothing was changed by this one.
          *     Retry after `Retry-After` seconds.
          */
         ServiceUnavailable: {
@@ -699,7 +701,7 @@ export type components = {
                     /** @constant */
                     status?: 503;
                     /** @enum {unknown} */
-                    code?: "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT";
+                    code?: "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION";
                 };
             };
         };

@@ -404,7 +404,7 @@ export type RestaurantInfo = {
  * codes it can carry.
  *
  */
-export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'EMPLOYEE_ALREADY_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT';
+export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'EMPLOYEE_ALREADY_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
 
 /**
  * One offending input of a request that failed validation.
@@ -597,12 +597,14 @@ export type UnarchiveEmployeeErrors = {
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
      * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
+     * it; nothing was changed by this one.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
     };
 };
 
@@ -703,12 +705,14 @@ export type ArchiveEmployeeErrors = {
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
      * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
+     * it; nothing was changed by this one.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
     };
 };
 
@@ -812,12 +816,14 @@ export type DeleteShiftErrors = {
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
      * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
+     * it; nothing was changed by this one.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
     };
 };
 
@@ -927,12 +933,14 @@ export type GetRestaurantErrors = {
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
      * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
+     * it; nothing was changed by this one.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
     };
 };
 

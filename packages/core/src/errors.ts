@@ -1,0 +1,149 @@
+import type { Guid, ShiftIdentifier } from './identifiers.js';
+
+/** The inputs whose identifiers core parses. */
+export type IdentifierField = 'employeeId' | 'shiftId' | 'restaurantContext';
+
+/** An identifier that is not of the form its field requires. Nothing was read or changed. */
+export interface MalformedIdentifier {
+  readonly type: 'MalformedIdentifier';
+  readonly field: IdentifierField;
+  readonly value: string;
+  /** What the field accepts: a GUID, or a GUID or an external identifier. */
+  readonly expected: 'guid' | 'guid-or-external-id';
+}
+
+/** No employee with this GUID belongs to the context restaurant. */
+export interface EmployeeNotFound {
+  readonly type: 'EmployeeNotFound';
+  readonly restaurantGuid: Guid;
+  readonly employeeGuid: Guid;
+}
+
+/** Unarchive of an employee that is not archived. Nothing changed. */
+export interface EmployeeNotArchived {
+  readonly type: 'EmployeeNotArchived';
+  readonly restaurantGuid: Guid;
+  readonly employeeGuid: Guid;
+}
+
+/** Archive of an employee that is already archived. Nothing changed. */
+export interface EmployeeAlreadyArchived {
+  readonly type: 'EmployeeAlreadyArchived';
+  readonly restaurantGuid: Guid;
+  readonly employeeGuid: Guid;
+}
+
+/** The identifier matches no shift of the context restaurant. */
+export interface ShiftNotFound {
+  readonly type: 'ShiftNotFound';
+  readonly restaurantGuid: Guid;
+  readonly shiftId: ShiftIdentifier;
+}
+
+/**
+ * Why a restaurant is not found. All reasons look the same to a client (the record of another
+ * restaurant is never hinted at); the reason is for logs.
+ */
+export type RestaurantNotFoundReason =
+  | 'malformed-guid'
+  | 'not-the-context'
+  | 'missing'
+  | 'archived';
+
+/** The restaurant is not visible in this context. */
+export interface RestaurantNotFound {
+  readonly type: 'RestaurantNotFound';
+  readonly requested: string;
+  readonly reason: RestaurantNotFoundReason;
+}
+
+/** The store could not be reached or failed; nothing was changed by the failed call. */
+export interface StorageUnavailable {
+  readonly type: 'StorageUnavailable';
+  /** The port operation that failed, for logs. */
+  readonly operation: string;
+  /** The underlying failure, for logs only; never shown to a client. */
+  readonly cause?: unknown;
+}
+
+/**
+ * A compare-and-set write found another version than the one read: someone else changed the
+ * record first. Returned by repository writes; use cases re-read and decide again.
+ */
+export interface VersionConflict {
+  readonly type: 'VersionConflict';
+  readonly guid: Guid;
+  readonly expectedVersion: number;
+}
+
+/** A use case lost the compare-and-set race on every attempt. Nothing was changed by it. */
+export interface WriteContention {
+  readonly type: 'WriteContention';
+  /** The record's identifier as the caller gave it. */
+  readonly subject: string;
+  readonly attempts: number;
+}
+
+/** Every error a use case can return. The HTTP edge maps each `type` to exactly one status. */
+export type DomainError =
+  | MalformedIdentifier
+  | EmployeeNotFound
+  | EmployeeNotArchived
+  | EmployeeAlreadyArchived
+  | ShiftNotFound
+  | RestaurantNotFound
+  | StorageUnavailable
+  | WriteContention;
+
+/** The errors a repository port may return. */
+export type StorageError = StorageUnavailable;
+
+export const malformedIdentifier = (
+  field: IdentifierField,
+  value: string,
+  expected: MalformedIdentifier['expected'],
+): MalformedIdentifier => ({ type: 'MalformedIdentifier', field, value, expected });
+
+export const employeeNotFound = (restaurantGuid: Guid, employeeGuid: Guid): EmployeeNotFound => ({
+  type: 'EmployeeNotFound',
+  restaurantGuid,
+  employeeGuid,
+});
+
+export const employeeNotArchived = (
+  restaurantGuid: Guid,
+  employeeGuid: Guid,
+): EmployeeNotArchived => ({ type: 'EmployeeNotArchived', restaurantGuid, employeeGuid });
+
+export const employeeAlreadyArchived = (
+  restaurantGuid: Guid,
+  employeeGuid: Guid,
+): EmployeeAlreadyArchived => ({ type: 'EmployeeAlreadyArchived', restaurantGuid, employeeGuid });
+
+export const shiftNotFound = (restaurantGuid: Guid, shiftId: ShiftIdentifier): ShiftNotFound => ({
+  type: 'ShiftNotFound',
+  restaurantGuid,
+  shiftId,
+});
+
+export const restaurantNotFound = (
+  requested: string,
+  reason: RestaurantNotFoundReason,
+): RestaurantNotFound => ({ type: 'RestaurantNotFound', requested, reason });
+
+export const storageUnavailable = (operation: string, cause?: unknown): StorageUnavailable =>
+  cause === undefined
+    ? { type: 'StorageUnavailable', operation }
+    : { type: 'StorageUnavailable', operation, cause };
+
+export const versionConflict = (guid: Guid, expectedVersion: number): VersionConflict => ({
+  type: 'VersionConflict',
+  guid,
+  expectedVersion,
+});
+
+export const writeContention = (subject: string, attempts: number): WriteContention => ({
+  type: 'WriteContention',
+  subject,
+  attempts,
+});

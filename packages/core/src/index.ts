@@ -1,0 +1,118 @@
+/**
+ * The pure workforce domain of workforce-kit: identifier rules, the employee and shift state
+ * machines, the restaurant lookup rules, the repository ports, the use cases over them, the seed
+ * format and an in-memory store. Functions return neverthrow `Result`s; nothing here does I/O.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryStore, unarchiveEmployee } from '@workforce-kit/core';
+ *
+ * const store = createMemoryStore(seed);
+ * const deps = { employees: store.employees, clock: { now: () => new Date() }, ids: { newId: () => crypto.randomUUID() } };
+ * const result = await unarchiveEmployee(deps, { restaurantContext, employeeId, requestId });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { archive, unarchive } from './employee-machine.js';
+export {
+  type DomainError,
+  type EmployeeAlreadyArchived,
+  type EmployeeNotArchived,
+  type EmployeeNotFound,
+  type IdentifierField,
+  type MalformedIdentifier,
+  type RestaurantNotFound,
+  type RestaurantNotFoundReason,
+  type ShiftNotFound,
+  type StorageError,
+  type StorageUnavailable,
+  storageUnavailable,
+  type VersionConflict,
+  versionConflict,
+  type WriteContention,
+} from './errors.js';
+export {
+  type DomainEvent,
+  type EmployeeArchived,
+  type EmployeeUnarchived,
+  eventSubject,
+  type RecordedEvent,
+  type ShiftDeleted,
+} from './events.js';
+export {
+  type ExternalId,
+  formatShiftId,
+  type Guid,
+  IDENTIFIER_PATTERNS,
+  isGuid,
+  parseExternalId,
+  parseGuid,
+  parseShiftId,
+  type ShiftIdentifier,
+} from './identifiers.js';
+export { createMemoryStore, type MemoryStore } from './memory-store.js';
+export type {
+  Clock,
+  ConditionalWrite,
+  ConditionalWriter,
+  EmployeeRepository,
+  EventLog,
+  IdSource,
+  RestaurantRepository,
+  SeedOutcome,
+  ShiftRepository,
+  WorkforceStore,
+} from './ports.js';
+export {
+  type DaySchedule,
+  type Delivery,
+  type Employee,
+  type Instant,
+  type OnlineOrdering,
+  type PaymentOptions,
+  type PrepTimes,
+  type Reference,
+  type Restaurant,
+  type RestaurantGeneral,
+  type RestaurantLocation,
+  type RestaurantUrls,
+  type ScheduleConfig,
+  type Schedules,
+  type Service,
+  type Shift,
+  type StoredRecord,
+  type TimeOfDay,
+  type WageOverride,
+  WEEKDAYS,
+  type Weekday,
+} from './records.js';
+export { type RestaurantQuery, restaurantToRead, visibleRestaurant } from './restaurant-lookup.js';
+export {
+  formatSeedIssues,
+  parseSeed,
+  SCOPES,
+  type Scope,
+  type Seed,
+  type SeedClient,
+  type SeedInvalid,
+  type SeedIssue,
+} from './seed.js';
+export { markDeleted } from './shift-machine.js';
+export { isNoOp, type Transition } from './transition.js';
+export {
+  type ArchiveEmployeeError,
+  archiveEmployee,
+  type Committed,
+  DEFAULT_MAX_ATTEMPTS,
+  type DeleteShiftCommand,
+  type DeleteShiftError,
+  deleteShift,
+  type EmployeeCommand,
+  type GetRestaurantError,
+  type GetRestaurantQuery,
+  getRestaurant,
+  type UnarchiveEmployeeError,
+  type UseCaseDeps,
+  unarchiveEmployee,
+} from './use-cases.js';

@@ -1,0 +1,179 @@
+import { err, ok, type Result, ResultAsync } from 'neverthrow';
+import {
+  type StorageError,
+  storageUnavailable,
+  type VersionConflict,
+  versionConflict,
+} from './errors.js';
+import type { RecordedEvent } from './events.js';
+import type { Guid, ShiftIdentifier } from './identifiers.js';
+import type { ConditionalWrite, SeedOutcome, WorkforceStore } from './ports.js';
+import type { Employee, Restaurant, Shift, StoredRecord } from './records.js';
+import type { Seed } from './seed.js';
+
+/** The memory store: a {@link WorkforceStore} whose recorded events can also be read at once. */
+export interface MemoryStore extends WorkforceStore {
+  /** Every event stored so far, oldest first. */
+  recordedEvents(): readonly RecordedEvent[];
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Stored values are frozen copies: no caller can change the store's state by mutating them. */
+function snapshot<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
+}
+
+const recordKey = (restaurantGuid: Guid, guid: Guid) => `${restaurantGuid} ${guid}`;
+const externalKey = (restaurantGuid: Guid, externalId: string) => `${restaurantGuid} ${externalId}`;
+
+/**
+ * Creates a store kept in memory: the reference implementation of the ports. Every call completes
+ * asynchronously, as a real store's would, and each compare-and-set happens in one synchronous
+ * step, so it is correct under any number of concurrent async callers. Data lives as long as the
+ * store; it is not shared between processes.
+ *
+ * @param seed - records to load at once (a parsed seed, see `parseSeed`)
+ * @returns the store
+ * @example
+ * ```ts
+ * const store = createMemoryStore(parseSeed(json, new Date())._unsafeUnwrap());
+ * const result = await unarchiveEmployee({ employees: store.employees, clock, ids }, command);
+ * store.recordedEvents(); // [{ type: 'EmployeeUnarchived', … }]
+ * ```
+ */
+export function createMemoryStore(seed?: Seed): MemoryStore {
+  const restaurants = new Map<string, Restaurant>();
+  const employees = new Map<string, Employee>();
+  const shifts = new Map<string, Shift>();
+  const shiftsByExternalId = new Map<string, string>();
+  const events: RecordedEvent[] = [];
+  let closed = false;
+
+  /** Runs `body` in a later microtask, as one atomic step; after close it fails. */
+  function step<T, E>(
+    operation: string,
+    body: () => Result<T, E | StorageError>,
+  ): ResultAsync<T, E | StorageError> {
+    return new ResultAsync(
+      Promise.resolve().then(() =>
+        closed ? err(storageUnavailable(operation, 'store closed')) : body(),
+      ),
+    );
+  }
+
+  function storeShift(shift: Shift): void {
+    const key = recordKey(shift.restaurantGuid, shift.guid);
+    const previous = shifts.get(key);
+    if (previous?.externalId !== undefined) {
+      shiftsByExternalId.delete(externalKey(previous.restaurantGuid, previous.externalId));
+    }
+    shifts.set(key, shift);
+    if (shift.externalId !== undefined) {
+      shiftsByExternalId.set(externalKey(shift.restaurantGuid, shift.externalId), key);
+    }
+  }
+
+  function isEmpty(): boolean {
+    return restaurants.size === 0 && employees.size === 0 && shifts.size === 0;
+  }
+
+  function load(data: Seed): void {
+    for (const restaurant of data.restaurants)
+      restaurants.set(restaurant.guid, snapshot(restaurant));
+    for (const employee of data.employees) {
+      employees.set(recordKey(employee.restaurantGuid, employee.guid), snapshot(employee));
+    }
+    for (const shift of data.shifts) storeShift(snapshot(shift));
+  }
+
+  /** The compare-and-set of both repositories: check the version, store record and events. */
+  function compareAndSet<T extends StoredRecord>(
+    table: Map<string, T>,
+    change: ConditionalWrite<T>,
+    store: (record: T) => void,
+    unique?: (record: T) => string | undefined,
+  ): Result<T, VersionConflict | StorageError> {
+    const { record, expectedVersion } = change;
+    const current = table.get(recordKey(record.restaurantGuid, record.guid));
+    if (current === undefined || current.version !== expectedVersion) {
+      return err(versionConflict(record.guid, expectedVersion));
+    }
+    const clash = unique?.(record);
+    if (clash !== undefined) return err(storageUnavailable('write', clash));
+    const stored = snapshot({ ...record, version: expectedVersion + 1 });
+    store(stored);
+    for (const event of change.events) events.push(snapshot(event));
+    return ok(stored);
+  }
+
+  if (seed !== undefined) load(seed);
+
+  return {
+    employees: {
+      findByGuid: (restaurantGuid, employeeGuid) =>
+        step('employees.findByGuid', () =>
+          ok(employees.get(recordKey(restaurantGuid, employeeGuid)) ?? null),
+        ),
+      write: (change) =>
+        step('employees.write', () =>
+          compareAndSet(employees, change, (stored) =>
+            employees.set(recordKey(stored.restaurantGuid, stored.guid), stored),
+          ),
+        ),
+    },
+    shifts: {
+      find: (restaurantGuid: Guid, shiftId: ShiftIdentifier) =>
+        step('shifts.find', () => {
+          const key =
+            shiftId.kind === 'guid'
+              ? recordKey(restaurantGuid, shiftId.guid)
+              : shiftsByExternalId.get(externalKey(restaurantGuid, shiftId.externalId));
+          return ok((key === undefined ? undefined : shifts.get(key)) ?? null);
+        }),
+      write: (change) =>
+        step('shifts.write', () =>
+          compareAndSet(shifts, change, storeShift, (shift) => {
+            if (shift.externalId === undefined) return undefined;
+            const owner = shiftsByExternalId.get(
+              externalKey(shift.restaurantGuid, shift.externalId),
+            );
+            return owner !== undefined && owner !== recordKey(shift.restaurantGuid, shift.guid)
+              ? `external id ${shift.externalId} belongs to another shift`
+              : undefined;
+          }),
+        ),
+    },
+    restaurants: {
+      findByGuid: (restaurantGuid) =>
+        step('restaurants.findByGuid', () => ok(restaurants.get(restaurantGuid) ?? null)),
+    },
+    events: {
+      list: (restaurantGuid) =>
+        step('events.list', () =>
+          ok(
+            restaurantGuid === undefined
+              ? [...events]
+              : events.filter((event) => event.restaurantGuid === restaurantGuid),
+          ),
+        ),
+    },
+    seed: (data) =>
+      step('seed', (): Result<SeedOutcome, StorageError> => {
+        if (!isEmpty()) return ok({ seeded: false });
+        load(data);
+        return ok({ seeded: true });
+      }),
+    ping: () => step('ping', () => ok(undefined)),
+    close: async () => {
+      closed = true;
+    },
+    recordedEvents: () => [...events],
+  };
+}

@@ -1,0 +1,102 @@
+import type { ResultAsync } from 'neverthrow';
+import type { StorageError, VersionConflict } from './errors.js';
+import type { RecordedEvent } from './events.js';
+import type { Guid, ShiftIdentifier } from './identifiers.js';
+import type { Employee, Restaurant, Shift } from './records.js';
+import type { Seed } from './seed.js';
+
+/**
+ * A conditional write: store `record` only if the stored version is still `expectedVersion`, and
+ * store `events` with it, atomically. The stored record gets version `expectedVersion + 1`.
+ */
+export interface ConditionalWrite<T> {
+  /** The next state; its `restaurantGuid` and `guid` name the record to replace. */
+  readonly record: T;
+  /** The version that was read. */
+  readonly expectedVersion: number;
+  /** The events of the change, stored in the same atomic step. */
+  readonly events: readonly RecordedEvent[];
+}
+
+/** The compare-and-set write every mutable record's repository offers. */
+export interface ConditionalWriter<T> {
+  /**
+   * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
+   * stored version is `expectedVersion`, and stores the events with it, atomically.
+   *
+   * @returns the stored record (version `expectedVersion + 1`), or `VersionConflict` when the
+   *   stored version differs or the record is missing; then nothing is written
+   */
+  write(change: ConditionalWrite<T>): ResultAsync<T, VersionConflict | StorageError>;
+}
+
+/**
+ * Employees, always read and written within one restaurant. Implementations never throw or
+ * reject: failures are `StorageUnavailable` (a typed error), and "not found" is `ok(null)`.
+ *
+ * @example
+ * ```ts
+ * const employees: EmployeeRepository = {
+ *   findByGuid: (restaurantGuid, guid) => ResultAsync.fromPromise(db.employee(restaurantGuid, guid), toStorageError),
+ *   write: (change) => ResultAsync.fromPromise(db.casEmployee(change), toStorageError).andThen(…),
+ * };
+ * ```
+ */
+export interface EmployeeRepository extends ConditionalWriter<Employee> {
+  /** The employee with this GUID of this restaurant, or `null`. */
+  findByGuid(restaurantGuid: Guid, employeeGuid: Guid): ResultAsync<Employee | null, StorageError>;
+}
+
+/** Shifts, always read and written within one restaurant. Never throws; see {@link EmployeeRepository}. */
+export interface ShiftRepository extends ConditionalWriter<Shift> {
+  /** The shift of this restaurant with this GUID or external identifier, or `null`. */
+  find(restaurantGuid: Guid, shiftId: ShiftIdentifier): ResultAsync<Shift | null, StorageError>;
+}
+
+/** Restaurant configurations. Never throws; see {@link EmployeeRepository}. */
+export interface RestaurantRepository {
+  /** The restaurant with this GUID, archived or not, or `null`. */
+  findByGuid(restaurantGuid: Guid): ResultAsync<Restaurant | null, StorageError>;
+}
+
+/** The events stored with their changes, in the order they were stored. */
+export interface EventLog {
+  /** Every stored event, oldest first; with a restaurant, only that restaurant's. */
+  list(restaurantGuid?: Guid): ResultAsync<readonly RecordedEvent[], StorageError>;
+}
+
+/** Whether a seed was loaded. */
+export interface SeedOutcome {
+  /** `false` when the store already held data, and nothing was loaded. */
+  readonly seeded: boolean;
+}
+
+/**
+ * Everything the use cases and a host need from one store. The memory store and the PostgreSQL
+ * store implement it; so can a store of your own (prove it with `describeStoreConformance`).
+ */
+export interface WorkforceStore {
+  readonly employees: EmployeeRepository;
+  readonly shifts: ShiftRepository;
+  readonly restaurants: RestaurantRepository;
+  readonly events: EventLog;
+  /**
+   * Loads a seed into an empty store, all of it or nothing. A store that holds any record is left
+   * unchanged, so seeding twice changes nothing.
+   */
+  seed(seed: Seed): ResultAsync<SeedOutcome, StorageError>;
+  /** Succeeds when the store can serve requests (for readiness checks). */
+  ping(): ResultAsync<void, StorageError>;
+  /** Releases the store's resources. Calls after close fail with `StorageUnavailable`. */
+  close(): Promise<void>;
+}
+
+/** The time source. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The source of unique ids (event ids). */
+export interface IdSource {
+  newId(): string;
+}

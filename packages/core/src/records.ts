@@ -1,0 +1,213 @@
+import type { ExternalId, Guid } from './identifiers.js';
+
+/**
+ * An instant as an ISO 8601 UTC string with milliseconds (`2026-03-01T17:00:00.000Z`), the form
+ * `Date.prototype.toISOString` returns.
+ */
+export type Instant = string;
+
+/** A reference to another record of the platform (a job, an employee). */
+export interface Reference {
+  readonly guid: Guid;
+  /** `RestaurantJob` for a job, `RestaurantUser` for an employee. */
+  readonly entityType: string;
+  readonly externalId?: ExternalId;
+}
+
+/** A wage for one job that overrides the job's default wage for this employee. */
+export interface WageOverride {
+  readonly jobReference: Reference;
+  /** Non-negative, in the restaurant's currency. */
+  readonly wage: number;
+}
+
+/** What every stored record carries besides its fields: its owner and its version. */
+export interface StoredRecord {
+  /** The restaurant the record belongs to; it is visible in that restaurant's context only. */
+  readonly restaurantGuid: Guid;
+  readonly guid: Guid;
+  /**
+   * Incremented by the store on every write; writes are conditional on the version read
+   * (compare-and-set). Starts at 1.
+   */
+  readonly version: number;
+  readonly createdDate: Instant;
+  readonly modifiedDate: Instant;
+}
+
+/**
+ * An employee of a restaurant. `deleted` is the archived state (the platform's name for it);
+ * `deletedDate` is present exactly when `deleted` is true.
+ */
+export interface Employee extends StoredRecord {
+  readonly externalId?: ExternalId;
+  readonly deleted: boolean;
+  readonly deletedDate?: Instant;
+  readonly firstName?: string;
+  readonly chosenName?: string;
+  readonly lastName?: string;
+  readonly email?: string;
+  readonly phoneNumber?: string;
+  readonly phoneNumberCountryCode?: string;
+  readonly passcode?: string;
+  readonly externalEmployeeId?: string;
+  readonly jobReferences?: readonly Reference[];
+  readonly wageOverrides?: readonly WageOverride[];
+  readonly v2EmployeeGuid?: Guid;
+  /**
+   * The swipe card associated with the employee. Archiving drops it; unarchiving does not
+   * restore it. Never shown on the wire.
+   */
+  readonly swipeCard?: string;
+}
+
+/** The clock-in and clock-out window of a shift, in minutes around `inDate` and `outDate`. */
+export interface ScheduleConfig {
+  readonly guid?: Guid;
+  readonly minBeforeClockIn?: number;
+  readonly minAfterClockIn?: number;
+  readonly minBeforeClockOut?: number;
+  readonly minAfterClockOut?: number;
+}
+
+/** A schedule shift. `deletedDate` is present exactly when `deleted` is true. */
+export interface Shift extends StoredRecord {
+  readonly externalId?: ExternalId;
+  readonly deleted: boolean;
+  readonly deletedDate?: Instant;
+  readonly jobReference?: Reference;
+  readonly employeeReference?: Reference;
+  readonly inDate?: Instant;
+  readonly outDate?: Instant;
+  readonly scheduleConfig?: ScheduleConfig;
+}
+
+export interface RestaurantGeneral {
+  readonly name: string;
+  readonly locationName?: string;
+  readonly locationCode?: string;
+  readonly description?: string;
+  /** IANA time zone name. */
+  readonly timeZone?: string;
+  /** 0 to 23. */
+  readonly closeoutHour?: number;
+  readonly managementGroupGuid?: Guid;
+  /** ISO 4217. */
+  readonly currencyCode?: string;
+  /** `yyyyMMdd` as an integer. */
+  readonly firstBusinessDate?: number;
+  readonly archived: boolean;
+}
+
+export interface RestaurantUrls {
+  readonly website?: string;
+  readonly facebook?: string;
+  readonly twitter?: string;
+  readonly orderOnline?: string;
+  readonly purchaseGiftCard?: string;
+  readonly checkGiftCard?: string;
+}
+
+export interface RestaurantLocation {
+  readonly address1?: string;
+  readonly address2?: string;
+  readonly city?: string;
+  readonly stateCode?: string;
+  readonly administrativeArea?: string;
+  readonly zipCode?: string;
+  readonly country?: string;
+  readonly phone?: string;
+  readonly phoneCountryCode?: string;
+  readonly latitude?: number;
+  readonly longitude?: number;
+}
+
+/** A local time of day, `HH:mm:ss.SSS`. */
+export type TimeOfDay = string;
+
+export interface Service {
+  readonly name?: string;
+  readonly hours?: { readonly startTime?: TimeOfDay; readonly endTime?: TimeOfDay };
+  readonly overnight?: boolean;
+}
+
+export interface DaySchedule {
+  readonly scheduleName?: string;
+  readonly services?: readonly Service[];
+  readonly openTime?: TimeOfDay;
+  readonly closeTime?: TimeOfDay;
+}
+
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export interface Schedules {
+  /** Day schedules by key, and the optional opaque `identifier` of the schedule set. */
+  readonly daySchedules?: {
+    readonly identifier?: string;
+    readonly byKey: Readonly<Record<string, DaySchedule>>;
+  };
+  /** For each open day, a key of `daySchedules`; a day that is absent is closed. */
+  readonly weekSchedule?: Readonly<Partial<Record<Weekday, string>>>;
+}
+
+export interface Delivery {
+  readonly enabled?: boolean;
+  readonly minimum?: number;
+  readonly area?: string;
+}
+
+export interface PaymentOptions {
+  readonly delivery?: {
+    readonly cash?: boolean;
+    readonly ccSameDay?: boolean;
+    readonly ccFuture?: boolean;
+  };
+  readonly takeout?: {
+    readonly cash?: boolean;
+    readonly ccSameDay?: boolean;
+    readonly ccFuture?: boolean;
+    readonly ccInStore?: boolean;
+  };
+  readonly ccTip?: boolean;
+}
+
+export interface OnlineOrdering {
+  readonly enabled?: boolean;
+  readonly scheduling?: boolean;
+  readonly specialRequests?: boolean;
+  readonly specialRequestsMessage?: string;
+  readonly paymentOptions?: PaymentOptions;
+}
+
+/** Minutes. */
+export interface PrepTimes {
+  readonly deliveryPrepTime?: number;
+  readonly deliveryTimeAfterOpen?: number;
+  readonly deliveryTimeBeforeClose?: number;
+  readonly takeoutPrepTime?: number;
+  readonly takeoutTimeAfterOpen?: number;
+  readonly takeoutTimeBeforeClose?: number;
+  readonly takeoutThrottlingTime?: number;
+  readonly deliveryThrottlingTime?: number;
+}
+
+/** The configuration record of a restaurant. Restaurants have no transitions here. */
+export interface Restaurant {
+  readonly guid: Guid;
+  readonly general: RestaurantGeneral;
+  readonly urls?: RestaurantUrls;
+  readonly location?: RestaurantLocation;
+  readonly schedules?: Schedules;
+  readonly delivery?: Delivery;
+  readonly onlineOrdering?: OnlineOrdering;
+  readonly prepTimes?: PrepTimes;
+}

@@ -1,0 +1,423 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '../events.js';
+import type { ExternalId, Guid } from '../identifiers.js';
+import type { Clock, IdSource, WorkforceStore } from '../ports.js';
+import type { Employee, Shift } from '../records.js';
+import { archiveEmployee, deleteShift, unarchiveEmployee } from '../use-cases.js';
+import {
+  aClient,
+  anArchivedEmployee,
+  anEmployee,
+  aRestaurant,
+  aSeed,
+  aShift,
+  newGuid,
+} from './builders.js';
+
+/** Options of {@link describeStoreConformance}. */
+export interface StoreConformanceOptions {
+  /** Per-test timeout in milliseconds. @default 20000 */
+  readonly timeout?: number;
+  /** How many concurrent callers the race tests start. @default 8 */
+  readonly concurrency?: number;
+}
+
+const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
+const randomIds: IdSource = { newId: () => globalThis.crypto.randomUUID() };
+
+function anEvent(
+  record: Employee | Shift,
+  type: 'EmployeeArchived' | 'ShiftDeleted',
+): RecordedEvent {
+  const base = {
+    restaurantGuid: record.restaurantGuid,
+    occurredAt: '2026-03-01T12:00:00.000Z',
+    eventId: newGuid(),
+    requestId: `req-${newGuid()}`,
+  };
+  return type === 'ShiftDeleted'
+    ? { ...base, type, shiftGuid: record.guid }
+    : { ...base, type, employeeGuid: record.guid };
+}
+
+/**
+ * The suite every store must pass: reads scoped to their restaurant, lookups by GUID and by
+ * external id, compare-and-set (a stale version is refused and changes nothing), events stored
+ * with their change, seeding (into an empty store only), the use cases racing over the store, and
+ * closing. Call it at the top level of a vitest test file.
+ *
+ * @param name - the store's name in the test report
+ * @param makeStore - returns a new, empty store; the suite closes it after each test
+ * @example
+ * ```ts
+ * import { describeStoreConformance } from '@workforce-kit/core/testing';
+ * describeStoreConformance('my store', async () => createMyStore(await freshDatabase()));
+ * ```
+ */
+export function describeStoreConformance(
+  name: string,
+  makeStore: () => WorkforceStore | Promise<WorkforceStore>,
+  options: StoreConformanceOptions = {},
+): void {
+  const timeout = options.timeout ?? 20_000;
+  const concurrency = options.concurrency ?? 8;
+
+  describe(`store conformance: ${name}`, { timeout }, () => {
+    let store: WorkforceStore;
+    const restaurantA = aRestaurant();
+    const restaurantB = aRestaurant();
+    const archivedRestaurant = aRestaurant({
+      general: { name: 'Closed for good', archived: true },
+    });
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const seedOf = (parts: Parameters<typeof aSeed>[0]) =>
+      aSeed({ restaurants: [restaurantA, restaurantB, archivedRestaurant], ...parts });
+
+    async function seeded(parts: Parameters<typeof aSeed>[0]): Promise<void> {
+      const outcome = await store.seed(seedOf(parts));
+      expect(outcome._unsafeUnwrap()).toEqual({ seeded: true });
+    }
+
+    describe('seeding', () => {
+      it('loads every record of a seed into an empty store', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        const archived = anArchivedEmployee(restaurantA.guid);
+        const shift = aShift(restaurantB.guid, { externalId: 'SCHEDULER:1' as ExternalId });
+        await seeded({
+          employees: [employee, archived],
+          shifts: [shift],
+          clients: [aClient(['*'])],
+        });
+
+        expect((await store.restaurants.findByGuid(restaurantA.guid))._unsafeUnwrap()).toEqual(
+          restaurantA,
+        );
+        expect(
+          (await store.restaurants.findByGuid(archivedRestaurant.guid))._unsafeUnwrap(),
+        ).toEqual(archivedRestaurant);
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+        ).toEqual(employee);
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, archived.guid))._unsafeUnwrap(),
+        ).toEqual(archived);
+        expect(
+          (
+            await store.shifts.find(restaurantB.guid, { kind: 'guid', guid: shift.guid })
+          )._unsafeUnwrap(),
+        ).toEqual(shift);
+        expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
+      });
+
+      it('leaves a store that holds data unchanged, so seeding twice changes nothing', async () => {
+        const first = anEmployee(restaurantA.guid);
+        await seeded({ employees: [first] });
+        const second = anEmployee(restaurantA.guid);
+        const changedFirst = { ...first, firstName: 'Changed' };
+        const outcome = await store.seed(seedOf({ employees: [changedFirst, second] }));
+
+        expect(outcome._unsafeUnwrap()).toEqual({ seeded: false });
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, first.guid))._unsafeUnwrap(),
+        ).toEqual(first);
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, second.guid))._unsafeUnwrap(),
+        ).toBeNull();
+      });
+
+      it('accepts an empty seed', async () => {
+        expect((await store.seed(aSeed()))._unsafeUnwrap()).toEqual({ seeded: true });
+      });
+    });
+
+    describe('reads', () => {
+      it('find an employee by GUID in its own restaurant only', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap()?.guid,
+        ).toBe(employee.guid);
+        expect(
+          (await store.employees.findByGuid(restaurantB.guid, employee.guid))._unsafeUnwrap(),
+        ).toBeNull();
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, newGuid()))._unsafeUnwrap(),
+        ).toBeNull();
+      });
+
+      it('find a shift by GUID and by external id in its own restaurant only', async () => {
+        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:shift-7' as ExternalId });
+        await seeded({ shifts: [shift] });
+        const byGuid = { kind: 'guid', guid: shift.guid } as const;
+        const byExternalId = {
+          kind: 'externalId',
+          externalId: 'SCHEDULER:shift-7' as ExternalId,
+        } as const;
+
+        expect((await store.shifts.find(restaurantA.guid, byGuid))._unsafeUnwrap()).toEqual(shift);
+        expect((await store.shifts.find(restaurantA.guid, byExternalId))._unsafeUnwrap()).toEqual(
+          shift,
+        );
+        expect((await store.shifts.find(restaurantB.guid, byGuid))._unsafeUnwrap()).toBeNull();
+        expect(
+          (await store.shifts.find(restaurantB.guid, byExternalId))._unsafeUnwrap(),
+        ).toBeNull();
+      });
+
+      it('match external ids exactly (they are case-sensitive)', async () => {
+        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:Shift-7' as ExternalId });
+        await seeded({ shifts: [shift] });
+        const lowerCase = {
+          kind: 'externalId',
+          externalId: 'scheduler:shift-7' as ExternalId,
+        } as const;
+        expect((await store.shifts.find(restaurantA.guid, lowerCase))._unsafeUnwrap()).toBeNull();
+      });
+
+      it('keep external ids unique per restaurant, not across restaurants', async () => {
+        const externalId = 'POS:1' as ExternalId;
+        const inA = aShift(restaurantA.guid, { externalId });
+        const inB = aShift(restaurantB.guid, { externalId });
+        await seeded({ shifts: [inA, inB] });
+        const id = { kind: 'externalId', externalId } as const;
+
+        expect((await store.shifts.find(restaurantA.guid, id))._unsafeUnwrap()?.guid).toBe(
+          inA.guid,
+        );
+        expect((await store.shifts.find(restaurantB.guid, id))._unsafeUnwrap()?.guid).toBe(
+          inB.guid,
+        );
+      });
+
+      it('find restaurants by GUID, archived or not, and null for unknown ones', async () => {
+        await seeded({});
+        expect((await store.restaurants.findByGuid(restaurantB.guid))._unsafeUnwrap()).toEqual(
+          restaurantB,
+        );
+        expect(
+          (await store.restaurants.findByGuid(archivedRestaurant.guid))._unsafeUnwrap()?.general
+            .archived,
+        ).toBe(true);
+        expect((await store.restaurants.findByGuid(newGuid()))._unsafeUnwrap()).toBeNull();
+      });
+    });
+
+    describe('compare-and-set writes', () => {
+      it('store the record at the next version, with its events', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+        const next = { ...employee, firstName: 'Mari' };
+        const event = anEvent(employee, 'EmployeeArchived');
+
+        const written = await store.employees.write({
+          record: next,
+          expectedVersion: 1,
+          events: [event],
+        });
+
+        expect(written._unsafeUnwrap()).toEqual({ ...next, version: 2 });
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+        ).toEqual({
+          ...next,
+          version: 2,
+        });
+        expect((await store.events.list())._unsafeUnwrap()).toEqual([event]);
+      });
+
+      it('refuse a stale version and change nothing, events included', async () => {
+        const shift = aShift(restaurantA.guid);
+        await seeded({ shifts: [shift] });
+        await store.shifts.write({
+          record: shift,
+          expectedVersion: 1,
+          events: [anEvent(shift, 'ShiftDeleted')],
+        });
+        const before = (await store.events.list())._unsafeUnwrap();
+
+        const stale = await store.shifts.write({
+          record: { ...shift, deleted: true, deletedDate: '2026-03-01T12:00:00.000Z' },
+          expectedVersion: 1,
+          events: [anEvent(shift, 'ShiftDeleted')],
+        });
+
+        expect(stale._unsafeUnwrapErr()).toMatchObject({
+          type: 'VersionConflict',
+          guid: shift.guid,
+          expectedVersion: 1,
+        });
+        expect(
+          (
+            await store.shifts.find(restaurantA.guid, { kind: 'guid', guid: shift.guid })
+          )._unsafeUnwrap(),
+        ).toEqual({
+          ...shift,
+          version: 2,
+        });
+        expect((await store.events.list())._unsafeUnwrap()).toEqual(before);
+      });
+
+      it('refuse a write for a record that is not there, or that belongs to another restaurant', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+
+        const missing = await store.employees.write({
+          record: anEmployee(restaurantA.guid),
+          expectedVersion: 1,
+          events: [],
+        });
+        const otherRestaurant = await store.employees.write({
+          record: { ...employee, restaurantGuid: restaurantB.guid, firstName: 'Intruder' },
+          expectedVersion: 1,
+          events: [],
+        });
+
+        expect(missing._unsafeUnwrapErr().type).toBe('VersionConflict');
+        expect(otherRestaurant._unsafeUnwrapErr().type).toBe('VersionConflict');
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+        ).toEqual(employee);
+        expect(
+          (await store.employees.findByGuid(restaurantB.guid, employee.guid))._unsafeUnwrap(),
+        ).toBeNull();
+      });
+
+      it(`let exactly one of ${concurrency} concurrent writes at one version win`, async () => {
+        const shift = aShift(restaurantA.guid);
+        await seeded({ shifts: [shift] });
+        const results = await Promise.all(
+          Array.from({ length: concurrency }, (_, i) =>
+            store.shifts.write({
+              record: { ...shift, outDate: `2026-03-02T0${i % 10}:00:00.000Z` },
+              expectedVersion: 1,
+              events: [anEvent(shift, 'ShiftDeleted')],
+            }),
+          ),
+        );
+
+        const winners = results.filter((result) => result.isOk());
+        expect(winners).toHaveLength(1);
+        expect(
+          results.filter((result) => result.isErr() && result.error.type === 'VersionConflict'),
+        ).toHaveLength(concurrency - 1);
+        const stored = (
+          await store.shifts.find(restaurantA.guid, { kind: 'guid', guid: shift.guid })
+        )._unsafeUnwrap();
+        expect(stored).toEqual(winners[0]?._unsafeUnwrap());
+        expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
+      });
+
+      it('list events oldest first, and by restaurant', async () => {
+        const inA = anEmployee(restaurantA.guid);
+        const inB = aShift(restaurantB.guid);
+        await seeded({ employees: [inA], shifts: [inB] });
+        const first = anEvent(inA, 'EmployeeArchived');
+        const second = anEvent(inB, 'ShiftDeleted');
+        await store.employees.write({ record: inA, expectedVersion: 1, events: [first] });
+        await store.shifts.write({ record: inB, expectedVersion: 1, events: [second] });
+
+        expect((await store.events.list())._unsafeUnwrap()).toEqual([first, second]);
+        expect((await store.events.list(restaurantA.guid))._unsafeUnwrap()).toEqual([first]);
+        expect((await store.events.list(restaurantB.guid))._unsafeUnwrap()).toEqual([second]);
+      });
+    });
+
+    describe('the use cases over this store', () => {
+      const deps = () => ({
+        employees: store.employees,
+        shifts: store.shifts,
+        clock: fixedClock,
+        ids: randomIds,
+      });
+
+      it(`let exactly one of ${concurrency} concurrent unarchives succeed, with one event`, async () => {
+        const employee = anArchivedEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+        const results = await Promise.all(
+          Array.from({ length: concurrency }, (_, i) =>
+            unarchiveEmployee(deps(), {
+              restaurantContext: restaurantA.guid,
+              employeeId: employee.guid.toUpperCase(),
+              requestId: `req-${i}`,
+            }),
+          ),
+        );
+
+        expect(results.filter((result) => result.isOk())).toHaveLength(1);
+        expect(
+          results.filter((result) => result.isErr() && result.error.type === 'EmployeeNotArchived'),
+        ).toHaveLength(concurrency - 1);
+        const stored = (
+          await store.employees.findByGuid(restaurantA.guid, employee.guid)
+        )._unsafeUnwrap();
+        expect(stored).toMatchObject({ deleted: false, version: 2 });
+        expect(stored?.deletedDate).toBeUndefined();
+        const events = (await store.events.list())._unsafeUnwrap();
+        expect(events).toHaveLength(1);
+        expect(events[0]).toMatchObject({
+          type: 'EmployeeUnarchived',
+          employeeGuid: employee.guid,
+        });
+      });
+
+      it(`let all of ${concurrency} concurrent deletes of one shift succeed, with one change and one event`, async () => {
+        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:race' as ExternalId });
+        await seeded({ shifts: [shift] });
+        const results = await Promise.all(
+          Array.from({ length: concurrency }, (_, i) =>
+            deleteShift(deps(), {
+              restaurantContext: restaurantA.guid,
+              shiftId: i % 2 === 0 ? shift.guid : 'SCHEDULER:race',
+              requestId: `req-${i}`,
+            }),
+          ),
+        );
+
+        expect(results.every((result) => result.isOk())).toBe(true);
+        expect(results.flatMap((result) => result._unsafeUnwrap().events)).toHaveLength(1);
+        const stored = (
+          await store.shifts.find(restaurantA.guid, { kind: 'guid', guid: shift.guid })
+        )._unsafeUnwrap();
+        expect(stored).toMatchObject({ deleted: true, version: 2 });
+        expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
+      });
+
+      it('archive an employee of one restaurant through no other restaurant', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+        const result = await archiveEmployee(deps(), {
+          restaurantContext: restaurantB.guid,
+          employeeId: employee.guid,
+          requestId: 'req-cross',
+        });
+
+        expect(result._unsafeUnwrapErr().type).toBe('EmployeeNotFound');
+        expect(
+          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+        ).toEqual(employee);
+        expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('answer ping while open', async () => {
+        expect((await store.ping()).isOk()).toBe(true);
+      });
+
+      it('fail calls after close with StorageUnavailable rather than throwing', async () => {
+        await store.close();
+        const found = await store.restaurants.findByGuid(restaurantA.guid as Guid);
+        expect(found._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+        expect((await store.ping())._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+      });
+    });
+  });
+}
