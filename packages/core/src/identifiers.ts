@@ -22,7 +22,7 @@ export type ShiftIdentifier =
 const GUID_PATTERN =
   /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/u;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the value excludes
-const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9_-]{1,16}:[^\s\x00-\x1F\x7F-\x9F]{1,256}$/u;
+const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9_-]{1,16}:[^\s\x00-\x1F\x7F-\x9F\uD800-\uDFFF]{1,256}$/u;
 
 /** The pattern sources, for checks that the spec and the core agree. */
 export const IDENTIFIER_PATTERNS = {
@@ -58,7 +58,8 @@ export function isGuid(value: string): boolean {
 
 /**
  * Parses an external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters,
- * digits, `-` or `_`; the value 1 to 256 code points with no whitespace or control characters.
+ * digits, `-` or `_`; the value 1 to 256 code points with no whitespace, no control characters
+ * and no unpaired surrogates.
  *
  * @returns the {@link ExternalId} unchanged, or `undefined` when malformed
  */

@@ -68,12 +68,8 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
     );
   }
 
-  function storeShift(shift: Shift): void {
+  function loadShift(shift: Shift): void {
     const key = recordKey(shift.restaurantGuid, shift.guid);
-    const previous = shifts.get(key);
-    if (previous?.externalId !== undefined) {
-      shiftsByExternalId.delete(externalKey(previous.restaurantGuid, previous.externalId));
-    }
     shifts.set(key, shift);
     if (shift.externalId !== undefined) {
       shiftsByExternalId.set(externalKey(shift.restaurantGuid, shift.externalId), key);
@@ -90,25 +86,25 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
     for (const employee of data.employees) {
       employees.set(recordKey(employee.restaurantGuid, employee.guid), snapshot(employee));
     }
-    for (const shift of data.shifts) storeShift(snapshot(shift));
+    for (const shift of data.shifts) loadShift(snapshot(shift));
   }
 
-  /** The compare-and-set of both repositories: check the version, store record and events. */
-  function compareAndSet<T extends StoredRecord>(
+  /** The compare-and-set of both repositories: check version and identity, store record and events. */
+  function compareAndSet<T extends StoredRecord & { readonly externalId?: string }>(
     table: Map<string, T>,
     change: ConditionalWrite<T>,
-    store: (record: T) => void,
-    unique?: (record: T) => string | undefined,
   ): Result<T, VersionConflict | StorageError> {
     const { record, expectedVersion } = change;
-    const current = table.get(recordKey(record.restaurantGuid, record.guid));
+    const key = recordKey(record.restaurantGuid, record.guid);
+    const current = table.get(key);
     if (current === undefined || current.version !== expectedVersion) {
       return err(versionConflict(record.guid, expectedVersion));
     }
-    const clash = unique?.(record);
-    if (clash !== undefined) return err(storageUnavailable('write', clash));
+    if (record.externalId !== current.externalId) {
+      return err(storageUnavailable('write', 'a write may not change the external id'));
+    }
     const stored = snapshot({ ...record, version: expectedVersion + 1 });
-    store(stored);
+    table.set(key, stored);
     for (const event of change.events) events.push(snapshot(event));
     return ok(stored);
   }
@@ -121,12 +117,7 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
         step('employees.findByGuid', () =>
           ok(employees.get(recordKey(restaurantGuid, employeeGuid)) ?? null),
         ),
-      write: (change) =>
-        step('employees.write', () =>
-          compareAndSet(employees, change, (stored) =>
-            employees.set(recordKey(stored.restaurantGuid, stored.guid), stored),
-          ),
-        ),
+      write: (change) => step('employees.write', () => compareAndSet(employees, change)),
     },
     shifts: {
       find: (restaurantGuid: Guid, shiftId: ShiftIdentifier) =>
@@ -137,18 +128,7 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
               : shiftsByExternalId.get(externalKey(restaurantGuid, shiftId.externalId));
           return ok((key === undefined ? undefined : shifts.get(key)) ?? null);
         }),
-      write: (change) =>
-        step('shifts.write', () =>
-          compareAndSet(shifts, change, storeShift, (shift) => {
-            if (shift.externalId === undefined) return undefined;
-            const owner = shiftsByExternalId.get(
-              externalKey(shift.restaurantGuid, shift.externalId),
-            );
-            return owner !== undefined && owner !== recordKey(shift.restaurantGuid, shift.guid)
-              ? `external id ${shift.externalId} belongs to another shift`
-              : undefined;
-          }),
-        ),
+      write: (change) => step('shifts.write', () => compareAndSet(shifts, change)),
     },
     restaurants: {
       findByGuid: (restaurantGuid) =>

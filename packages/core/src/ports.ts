@@ -22,7 +22,9 @@ export interface ConditionalWrite<T> {
 export interface ConditionalWriter<T> {
   /**
    * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
-   * stored version is `expectedVersion`, and stores the events with it, atomically.
+   * stored version is `expectedVersion`, and stores the events with it, atomically. A record's
+   * identity (restaurant, GUID, external id) never changes: a write that changes its external id
+   * is refused with `StorageUnavailable` and changes nothing.
    *
    * @returns the stored record (version `expectedVersion + 1`), or `VersionConflict` when the
    *   stored version differs or the record is missing; then nothing is written

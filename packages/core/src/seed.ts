@@ -59,7 +59,9 @@ const externalId = z
   .transform((value) => value as ExternalId);
 const instant = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
-  .transform((value): Instant => new Date(value).toISOString());
+  .transform((value): Instant => new Date(value).toISOString())
+  // A UTC year outside 0000-9999 (an extreme offset) has no four-digit form.
+  .refine((value) => /^\d{4}-/.test(value), 'must fall within the years 0000 to 9999 in UTC');
 const text = z.string().min(1, 'must not be empty');
 const minutes = z.int('must be a whole number of minutes').min(0, 'must not be negative');
 const amount = z.number().min(0, 'must not be negative');
@@ -163,13 +165,27 @@ const daySchedule = z.strictObject({
   closeTime: timeOfDay.optional(),
 });
 
-const daySchedules = z.record(z.string().min(1).max(64), z.unknown()).transform((entries, ctx) => {
+const daySchedules = z.unknown().transform((entries, ctx) => {
+  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an object of day schedules' });
+    return z.NEVER;
+  }
   const byKey: Record<string, DaySchedule> = {};
   let identifier: string | undefined;
-  for (const [key, value] of Object.entries(entries)) {
+  // Object.keys, not a record schema: JSON.parse makes `__proto__` an own key, which must be seen.
+  for (const key of Object.keys(entries)) {
+    const value = (entries as Record<string, unknown>)[key];
     if (key === 'identifier') {
       if (typeof value === 'string') identifier = value;
       else ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string' });
+      continue;
+    }
+    if (key === '__proto__' || key.length === 0 || key.length > 64) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'is not a usable day schedule key (1 to 64 characters)',
+      });
       continue;
     }
     const parsed = daySchedule.safeParse(value);
@@ -192,7 +208,7 @@ const schedules = z
   })
   .superRefine((value, ctx) => {
     for (const [day, key] of Object.entries(value.weekSchedule ?? {})) {
-      if (key !== undefined && !(key in (value.daySchedules?.byKey ?? {}))) {
+      if (key !== undefined && !Object.hasOwn(value.daySchedules?.byKey ?? {}, key)) {
         ctx.addIssue({
           code: 'custom',
           path: ['weekSchedule', day],
@@ -306,12 +322,21 @@ const clientEntry = z.strictObject({
   restaurants: z.array(z.union([z.literal('*'), guid], 'must be a restaurant GUID or "*"')),
 });
 
-const seedFile = z.strictObject({
-  restaurants: z.array(restaurantEntry).default([]),
-  employees: z.array(employeeEntry).default([]),
-  shifts: z.array(shiftEntry).default([]),
-  clients: z.array(clientEntry).default([]),
-});
+const ENTRY_SCHEMAS = {
+  restaurants: restaurantEntry,
+  employees: employeeEntry,
+  shifts: shiftEntry,
+  clients: clientEntry,
+} as const;
+type Collection = keyof typeof ENTRY_SCHEMAS;
+const COLLECTIONS = Object.keys(ENTRY_SCHEMAS) as Collection[];
+
+/** The file's outline: each collection an array (of entries checked one by one afterwards). */
+const seedOutline = z.strictObject(
+  Object.fromEntries(COLLECTIONS.map((name) => [name, z.array(z.unknown()).default([])])) as {
+    [name in Collection]: z.ZodDefault<z.ZodArray<z.ZodUnknown>>;
+  },
+);
 
 /**
  * zod types an optional key as `key?: T | undefined`. Parsed JSON never holds `undefined` (an
@@ -325,8 +350,16 @@ type Parsed<T> = T extends string | number | boolean
       ? { [K in keyof T]: Parsed<Exclude<T[K], undefined>> }
       : T;
 
-type SeedFile = Parsed<z.output<typeof seedFile>>;
-type Collection = keyof SeedFile;
+type SeedFile = {
+  readonly [name in Collection]: readonly Parsed<z.output<(typeof ENTRY_SCHEMAS)[name]>>[];
+};
+
+/** An entry that passed its own checks, with its place in the file (for naming it). */
+interface Located<T> {
+  readonly index: number;
+  readonly entry: T;
+}
+type LocatedFile = { readonly [name in Collection]: readonly Located<SeedFile[name][number]>[] };
 
 /** `employees[3] (6a2b…)` for an entry; `seed` for the file. */
 function entryName(file: unknown, path: readonly PropertyKey[]): string {
@@ -355,22 +388,30 @@ function issueAt(file: unknown, path: readonly PropertyKey[], message: string): 
   };
 }
 
-/** Rules across entries: unique GUIDs and external ids, owners that exist, dates that agree. */
-function crossEntryIssues(file: unknown, seed: SeedFile): SeedIssue[] {
+/**
+ * Rules across entries, over the entries that passed their own checks: unique GUIDs and external
+ * ids, owners that exist, dates that agree. A restaurant counts as existing when its GUID is
+ * well-formed, even if another of its fields is not, so that its employees are not blamed too.
+ */
+function crossEntryIssues(
+  file: unknown,
+  seed: LocatedFile,
+  restaurantGuids: ReadonlySet<string>,
+): SeedIssue[] {
   const issues: SeedIssue[] = [];
   const at = (collection: Collection, index: number, field: string, message: string) =>
     issues.push(issueAt(file, [collection, index, ...(field ? [field] : [])], message));
 
-  const restaurantGuids = new Set<string>();
-  seed.restaurants.forEach((restaurant, index) => {
-    if (restaurantGuids.has(restaurant.guid)) at('restaurants', index, 'guid', 'is a duplicate');
-    restaurantGuids.add(restaurant.guid);
-  });
+  const seenRestaurants = new Set<string>();
+  for (const { index, entry } of seed.restaurants) {
+    if (seenRestaurants.has(entry.guid)) at('restaurants', index, 'guid', 'is a duplicate');
+    seenRestaurants.add(entry.guid);
+  }
 
   for (const collection of ['employees', 'shifts'] as const) {
     const guids = new Set<string>();
     const externalIds = new Set<string>();
-    seed[collection].forEach((entry, index) => {
+    for (const { index, entry } of seed[collection]) {
       if (!restaurantGuids.has(entry.restaurantGuid)) {
         at(collection, index, 'restaurantGuid', 'names no restaurant of the seed');
       }
@@ -386,11 +427,11 @@ function crossEntryIssues(file: unknown, seed: SeedFile): SeedIssue[] {
       if (!entry.deleted && entry.deletedDate !== undefined) {
         at(collection, index, 'deletedDate', 'must be absent when deleted is false');
       }
-    });
+    }
   }
 
   const clientIds = new Set<string>();
-  seed.clients.forEach((client, index) => {
+  for (const { index, entry: client } of seed.clients) {
     if (clientIds.has(client.clientId)) at('clients', index, 'clientId', 'is a duplicate');
     clientIds.add(client.clientId);
     client.restaurants.forEach((restaurant, r) => {
@@ -398,7 +439,7 @@ function crossEntryIssues(file: unknown, seed: SeedFile): SeedIssue[] {
         at('clients', index, `restaurants[${r}]`, 'names no restaurant of the seed');
       }
     });
-  });
+  }
   return issues;
 }
 
@@ -445,17 +486,50 @@ function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
  * ```
  */
 export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInvalid> {
-  const parsed = seedFile.safeParse(json);
-  if (!parsed.success) {
+  const outline = seedOutline.safeParse(json);
+  if (!outline.success) {
     return err({
       type: 'SeedInvalid',
-      issues: parsed.error.issues.map((issue) => issueAt(json, issue.path, issue.message)),
+      issues: outline.error.issues.map((issue) => issueAt(json, issue.path, issue.message)),
     });
   }
-  const file = parsed.data as SeedFile;
-  const issues = crossEntryIssues(json, file);
+  const issues: SeedIssue[] = [];
+  const located = {} as Record<Collection, Located<unknown>[]>;
+  for (const collection of COLLECTIONS) {
+    located[collection] = [];
+    outline.data[collection].forEach((raw, index) => {
+      const parsed = ENTRY_SCHEMAS[collection].safeParse(raw);
+      if (parsed.success) located[collection].push({ index, entry: parsed.data });
+      else {
+        for (const issue of parsed.error.issues) {
+          issues.push(issueAt(json, [collection, index, ...issue.path], issue.message));
+        }
+      }
+    });
+  }
+  const restaurantGuids = new Set(
+    outline.data.restaurants.flatMap((raw) => {
+      const guidOf = guid.safeParse((raw as { guid?: unknown } | null)?.guid);
+      return guidOf.success ? [guidOf.data] : [];
+    }),
+  );
+  // The one assumption of this module: parsed JSON has no `undefined` values (see Parsed).
+  const file = located as unknown as LocatedFile;
+  issues.push(...crossEntryIssues(json, file, restaurantGuids));
   if (issues.length > 0) return err({ type: 'SeedInvalid', issues });
-  return ok(toRecords(file, loadedAt.toISOString()));
+  const entries = <C extends Collection>(collection: C) =>
+    file[collection].map(({ entry }) => entry);
+  return ok(
+    toRecords(
+      {
+        restaurants: entries('restaurants'),
+        employees: entries('employees'),
+        shifts: entries('shifts'),
+        clients: entries('clients'),
+      },
+      loadedAt.toISOString(),
+    ),
+  );
 }
 
 /** One line per issue: `employees[3] (6a2b…) jobReferences[0].guid: must be a platform GUID`. */

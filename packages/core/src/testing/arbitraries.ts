@@ -105,7 +105,7 @@ const nameArb = fc.constantFrom('Maria', 'Jon', 'Aiko', 'Ngozi', 'Luis', 'Søren
 const referenceArb = (entityType: string): fc.Arbitrary<Reference> =>
   fc.record(
     { guid: guidArb, entityType: fc.constant(entityType), externalId: externalIdArb },
-    { requiredKeys: ['guid', 'entityType'] },
+    { requiredKeys: ['guid', 'entityType'], noNullPrototype: true },
   );
 
 const emailArb = fc
@@ -150,16 +150,19 @@ export function employeeArb(restaurantGuid: Guid): fc.Arbitrary<Employee> {
           externalEmployeeId: fc.stringMatching(/^[0-9]{1,6}$/),
           jobReferences: fc.array(referenceArb('RestaurantJob'), { maxLength: 3 }),
           wageOverrides: fc.array(
-            fc.record({
-              jobReference: referenceArb('RestaurantJob'),
-              wage: fc.double({ min: 0, max: 200, noNaN: true, noDefaultInfinity: true }),
-            }),
+            fc.record(
+              {
+                jobReference: referenceArb('RestaurantJob'),
+                wage: fc.double({ min: 0, max: 200, noNaN: true, noDefaultInfinity: true }),
+              },
+              { noNullPrototype: true },
+            ),
             { maxLength: 2 },
           ),
           v2EmployeeGuid: guidArb,
           swipeCard: fc.stringMatching(/^card-[0-9]{4}$/),
         },
-        { requiredKeys: ['guid', 'version', 'createdDate', 'modifiedDate'] },
+        { requiredKeys: ['guid', 'version', 'createdDate', 'modifiedDate'], noNullPrototype: true },
       ),
       deletionArb,
     )
@@ -199,10 +202,10 @@ export function shiftArb(restaurantGuid: Guid): fc.Arbitrary<Shift> {
               minBeforeClockOut: minutes,
               minAfterClockOut: minutes,
             },
-            { requiredKeys: [] },
+            { requiredKeys: [], noNullPrototype: true },
           ),
         },
-        { requiredKeys: ['guid', 'version', 'createdDate', 'modifiedDate'] },
+        { requiredKeys: ['guid', 'version', 'createdDate', 'modifiedDate'], noNullPrototype: true },
       ),
       deletionArb,
     )
@@ -229,18 +232,18 @@ const dayScheduleArb: fc.Arbitrary<DaySchedule> = fc.record(
           name: fc.constantFrom('Breakfast', 'Lunch', 'Dinner', 'Late night'),
           hours: fc.record(
             { startTime: timeOfDayArb, endTime: timeOfDayArb },
-            { requiredKeys: [] },
+            { requiredKeys: [], noNullPrototype: true },
           ),
           overnight: fc.boolean(),
         },
-        { requiredKeys: [] },
+        { requiredKeys: [], noNullPrototype: true },
       ),
       { maxLength: 3 },
     ),
     openTime: timeOfDayArb,
     closeTime: timeOfDayArb,
   },
-  { requiredKeys: [] },
+  { requiredKeys: [], noNullPrototype: true },
 );
 
 const schedulesArb: fc.Arbitrary<NonNullable<Restaurant['schedules']>> = fc
@@ -257,14 +260,14 @@ const schedulesArb: fc.Arbitrary<NonNullable<Restaurant['schedules']>> = fc
       {
         daySchedules: fc.record(
           { identifier: fc.stringMatching(/^[a-z0-9-]{1,20}$/), byKey: fc.constant(byKey) },
-          { requiredKeys: ['byKey'] },
+          { requiredKeys: ['byKey'], noNullPrototype: true },
         ),
         weekSchedule: fc.record(
           Object.fromEntries(WEEKDAYS.map((day) => [day, fc.constantFrom(...Object.keys(byKey))])),
-          { requiredKeys: [] },
+          { requiredKeys: [], noNullPrototype: true },
         ),
       },
-      { requiredKeys: ['daySchedules'] },
+      { requiredKeys: ['daySchedules'], noNullPrototype: true },
     ),
   );
 
@@ -293,7 +296,7 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
           .map((d) => d.getUTCFullYear() * 10_000 + (d.getUTCMonth() + 1) * 100 + d.getUTCDate()),
         archived: boolArb,
       },
-      { requiredKeys: ['name', 'archived'] },
+      { requiredKeys: ['name', 'archived'], noNullPrototype: true },
     ),
     urls: fc.record(
       {
@@ -301,7 +304,7 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
         facebook: fc.constant('https://www.facebook.com/harborstreetkitchen'),
         orderOnline: fc.constant('https://order.example.com/harbor-street-kitchen'),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     location: fc.record(
       {
@@ -312,12 +315,12 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
         latitude: coordinateArb(90),
         longitude: coordinateArb(180),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     schedules: schedulesArb,
     delivery: fc.record(
       { enabled: boolArb, minimum: amountArb, area: fc.constant('_p~iF~ps|U') },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     onlineOrdering: fc.record(
       {
@@ -329,18 +332,18 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
           {
             delivery: fc.record(
               { cash: boolArb, ccSameDay: boolArb, ccFuture: boolArb },
-              { requiredKeys: [] },
+              { requiredKeys: [], noNullPrototype: true },
             ),
             takeout: fc.record(
               { cash: boolArb, ccSameDay: boolArb, ccFuture: boolArb, ccInStore: boolArb },
-              { requiredKeys: [] },
+              { requiredKeys: [], noNullPrototype: true },
             ),
             ccTip: boolArb,
           },
-          { requiredKeys: [] },
+          { requiredKeys: [], noNullPrototype: true },
         ),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     prepTimes: fc.record(
       {
@@ -353,10 +356,10 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
         takeoutThrottlingTime: amountArb,
         deliveryThrottlingTime: amountArb,
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
   },
-  { requiredKeys: ['guid', 'general'] },
+  { requiredKeys: ['guid', 'general'], noNullPrototype: true },
 );
 
 /** Keeps the records that satisfy the seed rules: unique GUIDs, external ids unique per restaurant. */
@@ -405,15 +408,18 @@ export function seedArb({
         .chain((perRestaurant) =>
           fc
             .array(
-              fc.record({
-                clientId: fc.stringMatching(/^[a-z][a-z0-9-]{2,20}$/),
-                clientSecret: fc.stringMatching(/^[A-Za-z0-9]{16,32}$/),
-                scopes: fc.subarray([...SCOPES], { minLength: 1 }),
-                restaurants: fc.oneof(
-                  fc.constant(['*' as const]),
-                  fc.subarray(restaurants.map((r) => r.guid)),
-                ),
-              }),
+              fc.record(
+                {
+                  clientId: fc.stringMatching(/^[a-z][a-z0-9-]{2,20}$/),
+                  clientSecret: fc.stringMatching(/^[A-Za-z0-9]{16,32}$/),
+                  scopes: fc.subarray([...SCOPES], { minLength: 1 }),
+                  restaurants: fc.oneof(
+                    fc.constant(['*' as const]),
+                    fc.subarray(restaurants.map((r) => r.guid)),
+                  ),
+                },
+                { noNullPrototype: true },
+              ),
               { maxLength: 2 },
             )
             .map(

@@ -290,6 +290,27 @@ export function describeStoreConformance(
         ).toBeNull();
       });
 
+      it('refuse a write that changes the external id, and change nothing', async () => {
+        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:own' as ExternalId });
+        await seeded({ shifts: [shift] });
+
+        const renamed = await store.shifts.write({
+          record: { ...shift, externalId: 'SCHEDULER:other' as ExternalId },
+          expectedVersion: 1,
+          events: [anEvent(shift, 'ShiftDeleted')],
+        });
+
+        expect(renamed._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+        const byOldId = { kind: 'externalId', externalId: 'SCHEDULER:own' as ExternalId } as const;
+        const byNewId = {
+          kind: 'externalId',
+          externalId: 'SCHEDULER:other' as ExternalId,
+        } as const;
+        expect((await store.shifts.find(restaurantA.guid, byOldId))._unsafeUnwrap()).toEqual(shift);
+        expect((await store.shifts.find(restaurantA.guid, byNewId))._unsafeUnwrap()).toBeNull();
+        expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
+      });
+
       it(`let exactly one of ${concurrency} concurrent writes at one version win`, async () => {
         const shift = aShift(restaurantA.guid);
         await seeded({ shifts: [shift] });

@@ -1,0 +1,281 @@
+import {
+  archiveEmployee,
+  createMemoryStore,
+  DEFAULT_MAX_ATTEMPTS,
+  deleteShift,
+  type Employee,
+  type EmployeeRepository,
+  type ExternalId,
+  getRestaurant,
+  type RestaurantRepository,
+  type Shift,
+  type ShiftRepository,
+  storageUnavailable,
+  unarchiveEmployee,
+  versionConflict,
+} from '@workforce-kit/core';
+import {
+  anArchivedEmployee,
+  anEmployee,
+  aRestaurant,
+  aSeed,
+  aShift,
+  newGuid,
+} from '@workforce-kit/core/testing';
+import { errAsync, okAsync } from 'neverthrow';
+import { describe, expect, it, vi } from 'vitest';
+
+const restaurant = aRestaurant();
+const other = aRestaurant();
+const clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
+let nextId = 0;
+const ids = { newId: () => `event-${++nextId}` };
+
+/** A repository whose every method fails the test if called. */
+function untouchable<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => () => {
+      throw new Error(`the store was called (${String(name)})`);
+    },
+  });
+}
+
+describe('input parsing', () => {
+  it.each([
+    ['restaurantContext', { restaurantContext: 'not-a-guid', employeeId: newGuid() }],
+    ['employeeId', { restaurantContext: restaurant.guid, employeeId: '42' }],
+  ])('refuses a malformed %s without touching the store', async (field, input) => {
+    const deps = { employees: untouchable<EmployeeRepository>(), clock, ids };
+    for (const useCase of [archiveEmployee, unarchiveEmployee]) {
+      const result = await useCase(deps, { ...input, requestId: 'r' });
+      expect(result._unsafeUnwrapErr()).toMatchObject({ type: 'MalformedIdentifier', field });
+    }
+  });
+
+  it('refuses a malformed shift id or context without touching the store', async () => {
+    const deps = { shifts: untouchable<ShiftRepository>(), clock, ids };
+    const badShift = await deleteShift(deps, {
+      restaurantContext: restaurant.guid,
+      shiftId: 'shift 42',
+      requestId: 'r',
+    });
+    const badContext = await deleteShift(deps, {
+      restaurantContext: '',
+      shiftId: 'AUTH:1',
+      requestId: 'r',
+    });
+    expect(badShift._unsafeUnwrapErr()).toMatchObject({
+      field: 'shiftId',
+      expected: 'guid-or-external-id',
+    });
+    expect(badContext._unsafeUnwrapErr()).toMatchObject({
+      field: 'restaurantContext',
+      expected: 'guid',
+    });
+  });
+
+  it('refuses a malformed context, and answers another restaurant as not found, without reading', async () => {
+    const deps = { restaurants: untouchable<RestaurantRepository>() };
+    const badContext = await getRestaurant(deps, {
+      restaurantContext: 'x',
+      restaurantGuid: restaurant.guid,
+      includeArchived: false,
+    });
+    const otherRestaurant = await getRestaurant(deps, {
+      restaurantContext: restaurant.guid,
+      restaurantGuid: other.guid,
+      includeArchived: true,
+    });
+    expect(badContext._unsafeUnwrapErr().type).toBe('MalformedIdentifier');
+    expect(otherRestaurant._unsafeUnwrapErr()).toMatchObject({
+      type: 'RestaurantNotFound',
+      reason: 'not-the-context',
+    });
+  });
+});
+
+describe('storage failures', () => {
+  const failure = storageUnavailable('test', new Error('connection refused'));
+
+  it('pass a failed read through unchanged, for every use case', async () => {
+    const employees: EmployeeRepository = {
+      findByGuid: () => errAsync(failure),
+      write: () => errAsync(failure),
+    };
+    const shifts: ShiftRepository = {
+      find: () => errAsync(failure),
+      write: () => errAsync(failure),
+    };
+    const restaurants: RestaurantRepository = { findByGuid: () => errAsync(failure) };
+    const employeeCommand = {
+      restaurantContext: restaurant.guid,
+      employeeId: newGuid(),
+      requestId: 'r',
+    };
+
+    expect(
+      (await unarchiveEmployee({ employees, clock, ids }, employeeCommand))._unsafeUnwrapErr(),
+    ).toBe(failure);
+    expect(
+      (await archiveEmployee({ employees, clock, ids }, employeeCommand))._unsafeUnwrapErr(),
+    ).toBe(failure);
+    expect(
+      (
+        await deleteShift(
+          { shifts, clock, ids },
+          { restaurantContext: restaurant.guid, shiftId: 'A:1', requestId: 'r' },
+        )
+      )._unsafeUnwrapErr(),
+    ).toBe(failure);
+    expect(
+      (
+        await getRestaurant(
+          { restaurants },
+          {
+            restaurantContext: restaurant.guid,
+            restaurantGuid: restaurant.guid,
+            includeArchived: false,
+          },
+        )
+      )._unsafeUnwrapErr(),
+    ).toBe(failure);
+  });
+
+  it('pass a failed write through unchanged, without retrying', async () => {
+    const employee = anArchivedEmployee(restaurant.guid);
+    const findByGuid = vi.fn(() => okAsync<Employee | null>(employee));
+    const employees: EmployeeRepository = { findByGuid, write: () => errAsync(failure) };
+    const result = await unarchiveEmployee(
+      { employees, clock, ids },
+      { restaurantContext: restaurant.guid, employeeId: employee.guid, requestId: 'r' },
+    );
+    expect(result._unsafeUnwrapErr()).toBe(failure);
+    expect(findByGuid).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('version conflicts', () => {
+  it('re-read and decide again on every conflict, and give up with WriteContention', async () => {
+    const employee = anArchivedEmployee(restaurant.guid);
+    const findByGuid = vi.fn(() => okAsync<Employee | null>(employee));
+    const write = vi.fn(() => errAsync(versionConflict(employee.guid, 1)));
+    const result = await unarchiveEmployee(
+      { employees: { findByGuid, write }, clock, ids, maxAttempts: 3 },
+      {
+        restaurantContext: restaurant.guid,
+        employeeId: employee.guid.toUpperCase(),
+        requestId: 'r',
+      },
+    );
+    expect(result._unsafeUnwrapErr()).toEqual({
+      type: 'WriteContention',
+      subject: employee.guid,
+      attempts: 3,
+    });
+    expect(findByGuid).toHaveBeenCalledTimes(3);
+    expect(write).toHaveBeenCalledTimes(3);
+  });
+
+  it(`try ${DEFAULT_MAX_ATTEMPTS} times by default, naming a shift by the id it was asked by`, async () => {
+    const shift = aShift(restaurant.guid, { externalId: 'SCHEDULER:9' as ExternalId });
+    const find = vi.fn(() => okAsync<Shift | null>(shift));
+    const result = await deleteShift(
+      { shifts: { find, write: () => errAsync(versionConflict(shift.guid, 1)) }, clock, ids },
+      { restaurantContext: restaurant.guid, shiftId: 'SCHEDULER:9', requestId: 'r' },
+    );
+    expect(result._unsafeUnwrapErr()).toEqual({
+      type: 'WriteContention',
+      subject: 'SCHEDULER:9',
+      attempts: DEFAULT_MAX_ATTEMPTS,
+    });
+    expect(find).toHaveBeenCalledTimes(DEFAULT_MAX_ATTEMPTS);
+  });
+
+  it('succeed after a conflict when the re-read state still allows the change', async () => {
+    const employee = anEmployee(restaurant.guid);
+    const store = createMemoryStore(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    let conflicts = 1;
+    const employees: EmployeeRepository = {
+      findByGuid: store.employees.findByGuid,
+      write: (change) =>
+        conflicts-- > 0
+          ? errAsync(versionConflict(change.record.guid, 1))
+          : store.employees.write(change),
+    };
+    const result = await archiveEmployee(
+      { employees, clock, ids },
+      { restaurantContext: restaurant.guid, employeeId: employee.guid, requestId: 'r' },
+    );
+    expect(result._unsafeUnwrap().record).toMatchObject({ deleted: true, version: 2 });
+    expect(store.recordedEvents()).toHaveLength(1);
+  });
+});
+
+describe('what a store returns is checked', () => {
+  it('a record of another restaurant is not found, whatever the store says', async () => {
+    const theirs = anArchivedEmployee(other.guid);
+    const write = vi.fn();
+    const result = await unarchiveEmployee(
+      { employees: { findByGuid: () => okAsync(theirs), write }, clock, ids },
+      { restaurantContext: restaurant.guid, employeeId: theirs.guid, requestId: 'r' },
+    );
+    expect(result._unsafeUnwrapErr()).toEqual({
+      type: 'EmployeeNotFound',
+      restaurantGuid: restaurant.guid,
+      employeeGuid: theirs.guid,
+    });
+    expect(write).not.toHaveBeenCalled();
+  });
+
+  it('another record than the one asked for is not found', async () => {
+    const shift = aShift(restaurant.guid, { externalId: 'SCHEDULER:1' as ExternalId });
+    const shifts: ShiftRepository = { find: () => okAsync(shift), write: vi.fn() };
+    const byOtherExternalId = await deleteShift(
+      { shifts, clock, ids },
+      { restaurantContext: restaurant.guid, shiftId: 'SCHEDULER:2', requestId: 'r' },
+    );
+    const byOtherGuid = await deleteShift(
+      { shifts, clock, ids },
+      { restaurantContext: restaurant.guid, shiftId: newGuid(), requestId: 'r' },
+    );
+    expect(byOtherExternalId._unsafeUnwrapErr().type).toBe('ShiftNotFound');
+    expect(byOtherGuid._unsafeUnwrapErr().type).toBe('ShiftNotFound');
+  });
+});
+
+describe('events', () => {
+  it('carry an id from the id source and the request id', async () => {
+    const shift = aShift(restaurant.guid);
+    const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts: [shift] }));
+    const result = await deleteShift(
+      { shifts: store.shifts, clock, ids: { newId: () => 'event-fixed' } },
+      { restaurantContext: restaurant.guid, shiftId: shift.guid, requestId: 'req-42' },
+    );
+    const expected = {
+      type: 'ShiftDeleted',
+      restaurantGuid: restaurant.guid,
+      shiftGuid: shift.guid,
+      occurredAt: '2026-03-01T12:00:00.000Z',
+      eventId: 'event-fixed',
+      requestId: 'req-42',
+    };
+    expect(result._unsafeUnwrap().events).toEqual([expected]);
+    expect(store.recordedEvents()).toEqual([expected]);
+  });
+
+  it('are not made for a no-op, and nothing is written', async () => {
+    const shift = aShift(restaurant.guid, {
+      deleted: true,
+      deletedDate: '2026-02-01T00:00:00.000Z',
+    });
+    const write = vi.fn();
+    const newId = vi.fn(() => 'never');
+    const result = await deleteShift(
+      { shifts: { find: () => okAsync(shift), write }, clock, ids: { newId } },
+      { restaurantContext: restaurant.guid, shiftId: shift.guid, requestId: 'r' },
+    );
+    expect(result._unsafeUnwrap()).toEqual({ record: shift, events: [] });
+    expect(write).not.toHaveBeenCalled();
+    expect(newId).not.toHaveBeenCalled();
+  });
+});
