@@ -1,6 +1,7 @@
 /**
  * Types and a typed fetch SDK for the workforce-kit API, generated from `openapi/openapi.yaml`.
  *
+ * - The contract as an object: `openapiDocument` (what the Express adapter validates against).
  * - Schema types from openapi-typescript: `paths`, `components`, `operations`.
  * - SDK functions from @hey-api/openapi-ts, one per operation (`unarchiveEmployee`,
  *   `archiveEmployee`, `deleteShift`, `getRestaurant`), their request and response types, the
@@ -20,6 +21,7 @@
  *
  * @packageDocumentation
  */
+export { openapiDocument } from './gen/openapi.gen.js';
 export type { components, operations, paths } from './gen/schema.gen.js';
 export type {
   Auth,
@@ -30,3 +32,4 @@ export type {
 } from './gen/sdk/client/index.js';
 export { createClient, createConfig } from './gen/sdk/client/index.js';
 export * from './gen/sdk/index.js';
+export type { OpenApiDocument } from './openapi-document.js';

@@ -150,7 +150,8 @@ export type components = {
         Guid: string;
         /**
          * @description An external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters, digits,
-         *     `-` or `_`; the value 1 to 256 characters with no whitespace and no control characters.
+         *     `-` or `_`; the value 1 to 256 characters with no whitespace, no control characters and no
+         *     unpaired surrogates (which have no UTF-8 form).
          * @example SCHEDULER:shift-20260301-0042
          */
         ExternalId: string;
@@ -414,7 +415,7 @@ export type components = {
          *     codes it can carry.
          * @enum {string}
          */
-        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "EMPLOYEE_ALREADY_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION";
+        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "EMPLOYEE_ALREADY_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION" | "AUTH_UNAVAILABLE";
         /** @description One offending input of a request that failed validation. */
         ProblemFieldError: {
             /** @description Where the input is, as `/params/{name}`, `/query/{name}`, `/headers/{name}` or `/body{pointer}`. */
@@ -685,9 +686,13 @@ export type components = {
         };
         /**
          * @description `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-         *     `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+         *     `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
+         *     asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
+         *     archive or unarchive answers 400 if the first one completed.
          *     `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
          *     it; nothing was changed by this one.
+         *     `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
+         *     nothing was changed.
          *     Retry after `Retry-After` seconds.
          */
         ServiceUnavailable: {
@@ -701,7 +706,7 @@ export type components = {
                     /** @constant */
                     status?: 503;
                     /** @enum {unknown} */
-                    code?: "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION";
+                    code?: "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION" | "AUTH_UNAVAILABLE";
                 };
             };
         };

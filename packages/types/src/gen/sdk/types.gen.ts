@@ -16,7 +16,8 @@ export type Guid = string;
 
 /**
  * An external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters, digits,
- * `-` or `_`; the value 1 to 256 characters with no whitespace and no control characters.
+ * `-` or `_`; the value 1 to 256 characters with no whitespace, no control characters and no
+ * unpaired surrogates (which have no UTF-8 form).
  *
  */
 export type ExternalId = string;
@@ -404,7 +405,7 @@ export type RestaurantInfo = {
  * codes it can carry.
  *
  */
-export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'EMPLOYEE_ALREADY_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
+export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'EMPLOYEE_ALREADY_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
 
 /**
  * One offending input of a request that failed validation.
@@ -596,15 +597,19 @@ export type UnarchiveEmployeeErrors = {
     };
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
+     * asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
+     * archive or unarchive answers 400 if the first one completed.
      * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
      * it; nothing was changed by this one.
+     * `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
+     * nothing was changed.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
     };
 };
 
@@ -704,15 +709,19 @@ export type ArchiveEmployeeErrors = {
     };
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
+     * asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
+     * archive or unarchive answers 400 if the first one completed.
      * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
      * it; nothing was changed by this one.
+     * `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
+     * nothing was changed.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
     };
 };
 
@@ -815,15 +824,19 @@ export type DeleteShiftErrors = {
     };
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
+     * asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
+     * archive or unarchive answers 400 if the first one completed.
      * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
      * it; nothing was changed by this one.
+     * `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
+     * nothing was changed.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
     };
 };
 
@@ -932,15 +945,19 @@ export type GetRestaurantErrors = {
     };
     /**
      * `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout.
+     * `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
+     * asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
+     * archive or unarchive answers 400 if the first one completed.
      * `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
      * it; nothing was changed by this one.
+     * `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
+     * nothing was changed.
      * Retry after `Retry-After` seconds.
      *
      */
     503: Problem & {
         status?: 503;
-        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION';
+        code?: 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
     };
 };
 

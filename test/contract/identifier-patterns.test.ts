@@ -1,0 +1,55 @@
+// The core parses identifiers with the same patterns the spec states (and the validator checks):
+// a change to one that the other does not follow fails here.
+import { IDENTIFIER_PATTERNS, isGuid, parseExternalId, parseShiftId } from '@workforce-kit/core';
+import { externalIdArb, malformedShiftIdArb, shiftIdInputArb } from '@workforce-kit/core/testing';
+import { openapiDocument } from '@workforce-kit/types';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+type Schemas = Record<string, { pattern?: string }>;
+const schemas = (openapiDocument.components as { schemas: Schemas }).schemas;
+const shiftIdParameter = (
+  openapiDocument.components as { parameters: Record<string, { schema: { pattern: string } }> }
+).parameters.ShiftId;
+
+describe('identifier patterns of the core and the spec', () => {
+  it('are the same text', () => {
+    expect(`^${IDENTIFIER_PATTERNS.guid.replace(/^\^|\$$/g, '')}$`).toBe(
+      schemas.GuidInput?.pattern,
+    );
+    expect(`^${IDENTIFIER_PATTERNS.externalId.replace(/^\^|\$$/g, '')}$`).toBe(
+      schemas.ExternalId?.pattern,
+    );
+  });
+
+  it('accept and refuse the same shift ids', () => {
+    const spec = new RegExp(shiftIdParameter?.schema.pattern ?? '(?!)', 'u');
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          shiftIdInputArb,
+          malformedShiftIdArb,
+          fc.string({ unit: 'binary', maxLength: 300 }),
+        ),
+        (value) => {
+          expect(parseShiftId(value).isOk()).toBe(spec.test(value));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuse unpaired surrogates, which have no UTF-8 form', () => {
+    const spec = new RegExp(schemas.ExternalId?.pattern ?? '(?!)', 'u');
+    for (const value of ['A:\uD800', 'A:x\uDFFFy']) {
+      expect(parseExternalId(value)).toBeUndefined();
+      expect(spec.test(value)).toBe(false);
+    }
+    fc.assert(
+      fc.property(externalIdArb, (value) => {
+        expect(Buffer.from(value, 'utf8').toString('utf8')).toBe(value);
+        expect(isGuid(value)).toBe(false);
+      }),
+    );
+  });
+});
