@@ -1,0 +1,38 @@
+import type { ResultAsync } from 'neverthrow';
+
+/** Who a verified access token speaks for. */
+export interface Principal {
+  /** The token's `sub`, for logs. */
+  readonly subject?: string;
+  /** The scopes the token grants. */
+  readonly scopes: ReadonlySet<string>;
+  /** The restaurant GUIDs (lower case) the client may act for, or `'all'`. */
+  readonly restaurants: ReadonlySet<string> | 'all';
+}
+
+/** Why a token was refused: 401 `INVALID_TOKEN`. `description` is safe to show the client. */
+export interface TokenRejected {
+  readonly type: 'TokenRejected';
+  readonly description: string;
+}
+
+/** The keys to verify tokens could not be had (a JWKS endpoint down): 503 `AUTH_UNAVAILABLE`. */
+export interface VerifierUnavailable {
+  readonly type: 'VerifierUnavailable';
+  readonly cause?: unknown;
+}
+
+/**
+ * Verifies bearer access tokens. Use {@link createJwtVerifier}, or bring your own (an opaque-token
+ * introspection, a gateway's headers). It must not throw.
+ *
+ * @example
+ * ```ts
+ * const verifier: AccessTokenVerifier = {
+ *   verify: (token) => introspect(token).map((info) => ({ scopes: new Set(info.scopes), restaurants: 'all' })),
+ * };
+ * ```
+ */
+export interface AccessTokenVerifier {
+  verify(token: string): ResultAsync<Principal, TokenRejected | VerifierUnavailable>;
+}

@@ -1,0 +1,192 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { isGuid } from '@workforce-kit/core';
+import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { errAsync, okAsync, ResultAsync } from 'neverthrow';
+import type {
+  AccessTokenVerifier,
+  Principal,
+  TokenRejected,
+  VerifierUnavailable,
+} from './access-token.js';
+
+/** Where the verification key comes from: exactly one of these. */
+export type JwtKeySource =
+  | { readonly jwksUrl: string | URL }
+  | { readonly publicKeyPem: string }
+  | { readonly hs256Secret: string };
+
+/** Options of {@link createJwtVerifier}. */
+export type JwtVerifierOptions = JwtKeySource & {
+  /**
+   * Accepted signing algorithms.
+   * @default ['HS256'] for an HS256 secret; ['RS256', 'PS256', 'ES256', 'EdDSA'] otherwise
+   */
+  readonly algorithms?: readonly string[];
+  /** Required `iss`, when set. */
+  readonly issuer?: string;
+  /** Required `aud` (one of them), when set. */
+  readonly audience?: string | readonly string[];
+  /** Seconds of clock skew tolerated on `exp` and `nbf`. @default 5 */
+  readonly clockToleranceSeconds?: number;
+  /** The claim with the space-separated scopes (a string, or an array). @default 'scope' */
+  readonly scopeClaim?: string;
+  /**
+   * The claim with the restaurant GUIDs the client may act for, or `"*"`; a token without it may act
+   * for none. @default 'restaurants'
+   */
+  readonly restaurantsClaim?: string;
+  /** How many verified tokens to remember until they expire; 0 remembers none. @default 10000 */
+  readonly cacheSize?: number;
+};
+
+const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+const rejected = (description: string): TokenRejected => ({ type: 'TokenRejected', description });
+
+/** The key set could not be had: the identity provider's fault, not the token's. */
+class KeySetUnavailable extends Error {
+  override readonly name = 'KeySetUnavailable';
+}
+
+/**
+ * A JWKS key lookup that tells the token's fault (no key has its `kid`) from the key source's
+ * (a timeout, a refused connection, a 500, a body that is not a key set).
+ */
+function remoteKeySet(url: URL): JWTVerifyGetKey {
+  const keySet = createRemoteJWKSet(url, { timeoutDuration: 3_000 });
+  return async (header, token) => {
+    try {
+      return await keySet(header, token);
+    } catch (error) {
+      if (
+        error instanceof errors.JWKSNoMatchingKey ||
+        error instanceof errors.JWKSMultipleMatchingKeys
+      )
+        throw error;
+      throw new KeySetUnavailable('the JSON Web Key Set could not be fetched', { cause: error });
+    }
+  };
+}
+
+function describeFailure(error: unknown): TokenRejected | VerifierUnavailable {
+  if (error instanceof KeySetUnavailable)
+    return { type: 'VerifierUnavailable', cause: error.cause };
+  if (error instanceof errors.JWTExpired) return rejected('The access token has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return error.claim === 'nbf'
+      ? rejected('The access token is not valid yet')
+      : rejected(`The access token's ${error.claim} claim is not accepted`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return rejected('The token algorithm is not accepted');
+  if (
+    error instanceof errors.JWSSignatureVerificationFailed ||
+    error instanceof errors.JWKSNoMatchingKey
+  ) {
+    return rejected('The access token signature does not verify');
+  }
+  if (error instanceof errors.JOSEError) return rejected('The access token is malformed');
+  return rejected('The access token cannot be verified');
+}
+
+function scopesOf(payload: JWTPayload, claim: string): ReadonlySet<string> | undefined {
+  const value = payload[claim];
+  if (typeof value === 'string') return new Set(value.split(' ').filter(Boolean));
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return new Set(value);
+  return value === undefined ? new Set() : undefined;
+}
+
+function restaurantsOf(payload: JWTPayload, claim: string): Principal['restaurants'] | undefined {
+  const value = payload[claim];
+  if (value === undefined) return new Set();
+  if (value === '*') return 'all';
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return undefined;
+  if (value.includes('*')) return 'all';
+  if (!value.every(isGuid)) return undefined;
+  return new Set(value.map((guid) => guid.toLowerCase()));
+}
+
+function keyFor(source: JwtKeySource): {
+  key: Uint8Array | KeyObject | JWTVerifyGetKey;
+  symmetric: boolean;
+} {
+  if ('jwksUrl' in source) {
+    return {
+      key: remoteKeySet(new URL(source.jwksUrl)),
+      symmetric: false,
+    };
+  }
+  if ('publicKeyPem' in source)
+    return { key: createPublicKey(source.publicKeyPem), symmetric: false };
+  const secret = new TextEncoder().encode(source.hs256Secret);
+  if (secret.length < 32) throw new Error('hs256Secret must be at least 32 bytes');
+  return { key: secret, symmetric: true };
+}
+
+/**
+ * A JWT access-token verifier built on `jose`: the key from a JWKS URL, a PEM public key or an
+ * HS256 secret; an algorithm allow-list; `exp` (required), `nbf`, `iss` and `aud`; scopes and
+ * restaurants from their claims. Verified tokens are remembered (bounded, until they expire), so
+ * a client's repeated token costs one signature check, not one per request.
+ *
+ * @param options - the key source and the claims to check
+ * @returns the verifier to pass as `auth` to `createRouter`
+ * @throws when the options are unusable (a short secret, a bad PEM): at start-up, not per request
+ * @example
+ * ```ts
+ * const auth = createJwtVerifier({ jwksUrl: 'https://id.example.com/.well-known/jwks.json', issuer: 'https://id.example.com', audience: 'workforce-api' });
+ * app.use(createRouter({ store, auth }));
+ * ```
+ */
+export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerifier {
+  const { key, symmetric } = keyFor(options);
+  const algorithms = [...(options.algorithms ?? (symmetric ? ['HS256'] : ASYMMETRIC_ALGORITHMS))];
+  const toleranceSeconds = options.clockToleranceSeconds ?? 5;
+  const scopeClaim = options.scopeClaim ?? 'scope';
+  const restaurantsClaim = options.restaurantsClaim ?? 'restaurants';
+  const verifyOptions = {
+    algorithms,
+    clockTolerance: toleranceSeconds,
+    requiredClaims: ['exp'],
+    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+    ...(options.audience === undefined ? {} : { audience: [options.audience].flat() }),
+  };
+  const cacheSize = options.cacheSize ?? 10_000;
+  const verified = cacheSize > 0 ? new LRUCache<string, Principal>({ max: cacheSize }) : undefined;
+
+  const verifySignature = (token: string) =>
+    ResultAsync.fromPromise(
+      typeof key === 'function'
+        ? jwtVerify(token, key, verifyOptions)
+        : jwtVerify(token, key, verifyOptions),
+      describeFailure,
+    );
+
+  return {
+    verify(token) {
+      const known = verified?.get(token);
+      if (known !== undefined) return okAsync(known);
+      return verifySignature(token).andThen(({ payload }) => {
+        const scopes = scopesOf(payload, scopeClaim);
+        const restaurants = restaurantsOf(payload, restaurantsClaim);
+        if (scopes === undefined) return errAsync(rejected(`The ${scopeClaim} claim is malformed`));
+        if (restaurants === undefined) {
+          return errAsync(
+            rejected(`The ${restaurantsClaim} claim must list restaurant GUIDs or "*"`),
+          );
+        }
+        const principal: Principal = {
+          scopes,
+          restaurants,
+          ...(payload.sub === undefined ? {} : { subject: payload.sub }),
+        };
+        // exp is required, so the entry always ends when the token does.
+        const ttl = ((payload.exp ?? 0) + toleranceSeconds) * 1000 - Date.now();
+        if (ttl > 0) verified?.set(token, principal, { ttl });
+        return okAsync(principal);
+      });
+    },
+  };
+}

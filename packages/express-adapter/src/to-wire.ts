@@ -1,0 +1,97 @@
+import type { Employee, Restaurant, Shift } from '@workforce-kit/core';
+import type { components } from '@workforce-kit/types';
+
+type Schemas = components['schemas'];
+
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+/** `T` with `undefined` allowed on its optional keys, before {@link present} drops them. */
+type Loose<T> = Omit<T, OptionalKeys<T>> & { [K in OptionalKeys<T>]?: T[K] | undefined };
+
+/** A read-only array as the generated (mutable) array type, element types still checked. */
+function wire<T>(items: readonly T[] | undefined): T[] | undefined {
+  return items as T[] | undefined;
+}
+
+/** Drops the keys that hold no value: the wire never carries `null` or `undefined`. */
+function present<T extends object>(value: Loose<T>): T {
+  for (const key of Object.keys(value) as (keyof typeof value)[]) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value as T;
+}
+
+/*
+ * The top level of each body is picked field by field: that is what keeps what the store holds
+ * besides (owning restaurant, version, swipe card) off the wire. Nested values are passed through:
+ * stored records are immutable and their nested types are the spec's own. Each function is typed
+ * by the generated schema, so a spec change the mapping does not follow fails to compile.
+ */
+
+/** An employee as the wire shows it. */
+export function toEmployeeBody(employee: Employee): Schemas['Employee'] {
+  return present<Schemas['Employee']>({
+    guid: employee.guid,
+    entityType: 'RestaurantUser',
+    externalId: employee.externalId,
+    createdDate: employee.createdDate,
+    modifiedDate: employee.modifiedDate,
+    deletedDate: employee.deletedDate,
+    firstName: employee.firstName,
+    chosenName: employee.chosenName,
+    lastName: employee.lastName,
+    email: employee.email,
+    phoneNumber: employee.phoneNumber,
+    phoneNumberCountryCode: employee.phoneNumberCountryCode,
+    passcode: employee.passcode,
+    externalEmployeeId: employee.externalEmployeeId,
+    deleted: employee.deleted,
+    jobReferences: wire(employee.jobReferences),
+    wageOverrides: wire(employee.wageOverrides),
+    v2EmployeeGuid: employee.v2EmployeeGuid,
+  });
+}
+
+/** A shift as the wire shows it. */
+export function toShiftBody(shift: Shift): Schemas['Shift'] {
+  return present<Schemas['Shift']>({
+    guid: shift.guid,
+    entityType: 'Shift',
+    externalId: shift.externalId,
+    createdDate: shift.createdDate,
+    modifiedDate: shift.modifiedDate,
+    deletedDate: shift.deletedDate,
+    deleted: shift.deleted,
+    jobReference: shift.jobReference,
+    employeeReference: shift.employeeReference,
+    inDate: shift.inDate,
+    outDate: shift.outDate,
+    scheduleConfig: shift.scheduleConfig,
+  });
+}
+
+/** A restaurant's configuration as the wire shows it. */
+export function toRestaurantBody(restaurant: Restaurant): Schemas['RestaurantInfo'] {
+  const { schedules } = restaurant;
+  const daySchedules = schedules?.daySchedules;
+  return present<Schemas['RestaurantInfo']>({
+    guid: restaurant.guid,
+    general: restaurant.general,
+    urls: restaurant.urls,
+    location: restaurant.location,
+    schedules:
+      schedules &&
+      present<Schemas['Schedules']>({
+        // The spec's map holds the day schedules by key, and the optional string `identifier`.
+        daySchedules:
+          daySchedules &&
+          (present({
+            identifier: daySchedules.identifier,
+            ...daySchedules.byKey,
+          }) as Schemas['Schedules']['daySchedules']),
+        weekSchedule: schedules.weekSchedule,
+      }),
+    delivery: restaurant.delivery,
+    onlineOrdering: restaurant.onlineOrdering,
+    prepTimes: restaurant.prepTimes,
+  });
+}
