@@ -1,0 +1,152 @@
+import { fileURLToPath } from 'node:url';
+import { err, ok, type Result } from 'neverthrow';
+import { z } from 'zod';
+
+/** The packaged demo seed: two restaurants, employees, shifts and login clients. */
+export const DEMO_SEED_FILE = fileURLToPath(new URL('../seed/demo-seed.json', import.meta.url));
+
+/** Where the data lives. `pglite` and `postgres` arrive with the PostgreSQL store. */
+export type StoreKind = 'memory';
+
+/** How bearer tokens are issued and verified. */
+export type AuthConfig =
+  | {
+      /** The development login signs HS256 tokens for the seed's clients; the router verifies them. */
+      readonly mode: 'dev';
+      /** The signing secret; made at start when not given (tokens then die with the process). */
+      readonly hs256Secret: string | undefined;
+      readonly issuer: string;
+      readonly audience: string | undefined;
+    }
+  | {
+      /** Verify only: tokens come from your identity provider. */
+      readonly mode: 'jwt';
+      readonly key:
+        | { readonly jwksUrl: string }
+        | { readonly publicKeyFile: string }
+        | { readonly hs256Secret: string };
+      readonly issuer: string | undefined;
+      readonly audience: string | undefined;
+    };
+
+/** The reference server's configuration, read from the environment by {@link loadConfig}. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly store: StoreKind;
+  readonly seedFile: string;
+  readonly auth: AuthConfig;
+  readonly rateLimitPerSecond: number;
+  readonly rateLimitPer15Minutes: number;
+  readonly requestTimeoutMs: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+const DEV_ISSUER = 'workforce-kit-dev';
+const positiveInt = (name: string) =>
+  z.coerce
+    .number({ message: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .positive(`${name} must be positive`);
+const optionalText = z
+  .string()
+  .transform((value) => (value.trim() === '' ? undefined : value.trim()))
+  .optional();
+
+const environment = z.object({
+  PORT: z.coerce
+    .number({ message: 'PORT must be a number' })
+    .int('PORT must be a whole number')
+    .min(0, 'PORT must be 0 to 65535')
+    .max(65_535, 'PORT must be 0 to 65535')
+    .default(8080),
+  HOST: z.string().min(1, 'HOST must not be empty').default('127.0.0.1'),
+  STORE: z.enum(['memory'], { message: 'STORE must be memory' }).default('memory'),
+  SEED_FILE: optionalText,
+  AUTH_MODE: z.enum(['dev', 'jwt'], { message: 'AUTH_MODE must be dev or jwt' }).default('dev'),
+  AUTH_JWKS_URL: optionalText.pipe(z.url({ message: 'AUTH_JWKS_URL must be a URL' }).optional()),
+  AUTH_PUBLIC_KEY_FILE: optionalText,
+  AUTH_HS256_SECRET: optionalText.pipe(
+    z.string().min(32, 'AUTH_HS256_SECRET must be at least 32 characters').optional(),
+  ),
+  AUTH_ISSUER: optionalText,
+  AUTH_AUDIENCE: optionalText,
+  RATE_LIMIT_PER_SECOND: positiveInt('RATE_LIMIT_PER_SECOND').default(20),
+  RATE_LIMIT_PER_15_MIN: positiveInt('RATE_LIMIT_PER_15_MIN').default(10_000),
+  REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
+});
+
+/** A setting that stops the start, with a message that names it. */
+export interface ConfigError {
+  readonly type: 'ConfigError';
+  readonly messages: readonly string[];
+}
+
+function authConfig(env: z.output<typeof environment>): Result<AuthConfig, string> {
+  if (env.AUTH_MODE === 'dev') {
+    return ok({
+      mode: 'dev',
+      hs256Secret: env.AUTH_HS256_SECRET,
+      issuer: env.AUTH_ISSUER ?? DEV_ISSUER,
+      audience: env.AUTH_AUDIENCE,
+    });
+  }
+  const keys = [
+    env.AUTH_JWKS_URL && { jwksUrl: env.AUTH_JWKS_URL },
+    env.AUTH_PUBLIC_KEY_FILE && { publicKeyFile: env.AUTH_PUBLIC_KEY_FILE },
+    env.AUTH_HS256_SECRET && { hs256Secret: env.AUTH_HS256_SECRET },
+  ].filter((key) => typeof key === 'object');
+  const [key] = keys;
+  if (keys.length !== 1 || key === undefined) {
+    return err(
+      'AUTH_MODE=jwt needs exactly one of AUTH_JWKS_URL, AUTH_PUBLIC_KEY_FILE, AUTH_HS256_SECRET',
+    );
+  }
+  return ok({ mode: 'jwt', key, issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE });
+}
+
+/**
+ * Reads the configuration from environment variables (see the README for each). Unset variables
+ * take their defaults; a bad one is refused with a message naming it.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig(process.env);
+ * if (config.isErr()) { console.error(config.error.messages.join('\n')); process.exit(1); }
+ * ```
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): Result<ServerConfig, ConfigError> {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    return err({
+      type: 'ConfigError',
+      messages: parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? '');
+        return issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`;
+      }),
+    });
+  }
+  const values = parsed.data;
+  return authConfig(values)
+    .map(
+      (auth): ServerConfig => ({
+        port: values.PORT,
+        host: values.HOST,
+        store: values.STORE,
+        seedFile: values.SEED_FILE ?? DEMO_SEED_FILE,
+        auth,
+        rateLimitPerSecond: values.RATE_LIMIT_PER_SECOND,
+        rateLimitPer15Minutes: values.RATE_LIMIT_PER_15_MIN,
+        requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+        logLevel: values.LOG_LEVEL,
+      }),
+    )
+    .mapErr((message) => ({ type: 'ConfigError', messages: [message] }));
+}

@@ -1,0 +1,23 @@
+/**
+ * The reference workforce-kit service, for running as is (`workforce-kit`, `npm start`) or
+ * starting from code: configuration from the environment, the server, the development login.
+ *
+ * @packageDocumentation
+ */
+export {
+  type AuthConfig,
+  type ConfigError,
+  DEMO_SEED_FILE,
+  loadConfig,
+  type ServerConfig,
+  type StoreKind,
+} from './config.js';
+export { curlSession } from './curl-session.js';
+export {
+  createDevLogin,
+  type DevLoginOptions,
+  LOGIN_PATH,
+  TOKEN_LIFETIME_SECONDS,
+} from './dev-login.js';
+export { createDocs, servedDocument } from './docs.js';
+export { type RunningServer, StartupError, startServer } from './server.js';

@@ -1,0 +1,252 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import {
+  createMemoryStore,
+  formatSeedIssues,
+  parseSeed,
+  type Seed,
+  type WorkforceStore,
+} from '@workforce-kit/core';
+import {
+  type AccessTokenVerifier,
+  createJwtVerifier,
+  createRouter,
+} from '@workforce-kit/express-adapter';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { type Logger, pino } from 'pino';
+import type { ServerConfig } from './config.js';
+import { createDevLogin } from './dev-login.js';
+import { createDocs } from './docs.js';
+
+/** A running reference server. */
+export interface RunningServer {
+  /** The base URL, such as `http://127.0.0.1:8080`. */
+  readonly url: string;
+  /** The seed it started with. */
+  readonly seed: Seed;
+  readonly store: WorkforceStore;
+  /**
+   * Stops accepting connections, lets the requests in flight finish (at most the request timeout
+   * and a second), then closes the store.
+   */
+  close(): Promise<void>;
+}
+
+/** A start that cannot go on: a bad seed file, a key file that cannot be read. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+async function readSeed(path: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new StartupError(`SEED_FILE ${path} cannot be read: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new StartupError(`SEED_FILE ${path} is not JSON: ${(error as Error).message}`);
+  }
+  const seed = parseSeed(json, new Date());
+  if (seed.isErr()) {
+    throw new StartupError(
+      `SEED_FILE ${path} does not match the seed format; nothing was loaded:\n${formatSeedIssues(seed.error)}`,
+    );
+  }
+  return seed.value;
+}
+
+async function createStore(config: ServerConfig, seed: Seed): Promise<WorkforceStore> {
+  const store = createMemoryStore();
+  const outcome = await store.seed(seed);
+  if (outcome.isErr())
+    throw new StartupError(`the store could not be seeded: ${outcome.error.operation}`);
+  void config;
+  return store;
+}
+
+async function verifierFor(config: ServerConfig, devSecret: string): Promise<AccessTokenVerifier> {
+  const { auth } = config;
+  const claims = {
+    ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),
+    ...(auth.audience === undefined ? {} : { audience: auth.audience }),
+  };
+  if (auth.mode === 'dev') return createJwtVerifier({ hs256Secret: devSecret, ...claims });
+  if ('jwksUrl' in auth.key) return createJwtVerifier({ jwksUrl: auth.key.jwksUrl, ...claims });
+  if ('hs256Secret' in auth.key)
+    return createJwtVerifier({ hs256Secret: auth.key.hs256Secret, ...claims });
+  let pem: string;
+  try {
+    pem = await readFile(auth.key.publicKeyFile, 'utf8');
+  } catch (error) {
+    throw new StartupError(
+      `AUTH_PUBLIC_KEY_FILE ${auth.key.publicKeyFile} cannot be read: ${(error as Error).message}`,
+    );
+  }
+  try {
+    return createJwtVerifier({ publicKeyPem: pem, ...claims });
+  } catch (error) {
+    throw new StartupError(
+      `AUTH_PUBLIC_KEY_FILE is not a PEM public key: ${(error as Error).message}`,
+    );
+  }
+}
+
+function problem(res: Response, status: number, code: string, title: string, detail: string): void {
+  res
+    .status(status)
+    .type('application/problem+json')
+    .json({
+      type: `https://workforce-kit.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
+      title,
+      status,
+      detail,
+      code,
+      requestId: randomUUID(),
+    });
+}
+
+/**
+ * Starts the reference server: the seed loaded into the store, the API router, the development
+ * login (`AUTH_MODE=dev`), the API reference at `/docs`, the spec at `/openapi.yaml`, and the
+ * health checks `/healthz` (process up) and `/readyz` (store reachable).
+ *
+ * @param config - from {@link loadConfig}
+ * @param logger - where JSON logs go (pino); each request's lines carry its `requestId`
+ * @throws StartupError for a seed or key that cannot be used
+ * @example
+ * ```ts
+ * const server = await startServer(loadConfig(process.env)._unsafeUnwrap());
+ * console.log(server.url);
+ * process.once('SIGTERM', () => server.close());
+ * ```
+ */
+export async function startServer(
+  config: ServerConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<RunningServer> {
+  const seed = await readSeed(config.seedFile);
+  const devSecret =
+    config.auth.mode === 'dev'
+      ? (config.auth.hs256Secret ?? randomBytes(32).toString('base64url'))
+      : '';
+  const auth = await verifierFor(config, devSecret);
+  const store = await createStore(config, seed);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ping = await store.ping();
+    if (ping.isOk()) res.json({ status: 'ready' });
+    else
+      problem(
+        res,
+        503,
+        'STORAGE_UNAVAILABLE',
+        'Storage unavailable',
+        'The store cannot be reached.',
+      );
+  });
+
+  const router = createRouter({
+    store,
+    auth,
+    logger,
+    rateLimit: { perSecond: config.rateLimitPerSecond, per15Minutes: config.rateLimitPer15Minutes },
+    requestTimeoutMs: config.requestTimeoutMs,
+    onEvent: (event) => logger.info({ event }, 'domain event'),
+  });
+  await router.ready;
+
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+
+  if (config.auth.mode === 'dev') {
+    app.use(
+      createDevLogin({
+        clients: seed.clients,
+        secret: new TextEncoder().encode(devSecret),
+        issuer: config.auth.issuer,
+        audience: config.auth.audience,
+      }),
+    );
+  }
+  app.use(createDocs(url));
+  app.use(router);
+  app.use((_req: Request, res: Response) => {
+    problem(res, 404, 'NOT_FOUND', 'Not found', 'Nothing is served at this path.');
+  });
+  app.use(
+    (
+      error: { status?: number; type?: string },
+      _req: Request,
+      res: Response,
+      next: NextFunction,
+    ) => {
+      if (res.headersSent) {
+        next(error);
+        return;
+      }
+      if (error.type === 'entity.parse.failed') {
+        problem(
+          res,
+          400,
+          'MALFORMED_JSON',
+          'Malformed JSON body',
+          'The request body is not valid JSON.',
+        );
+      } else if (error.type === 'entity.too.large') {
+        problem(
+          res,
+          413,
+          'PAYLOAD_TOO_LARGE',
+          'Payload too large',
+          'The request body is too large.',
+        );
+      } else {
+        logger.error({ err: error }, 'unexpected error');
+        problem(
+          res,
+          500,
+          'INTERNAL_ERROR',
+          'Internal server error',
+          'An unexpected error occurred.',
+        );
+      }
+    },
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    seed,
+    store,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(
+          () => server.closeAllConnections(),
+          config.requestTimeoutMs + 1000,
+        );
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }).then(() => store.close());
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_SEED_FILE, loadConfig } from '../src/index.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})._unsafeUnwrap()).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      store: 'memory',
+      seedFile: DEMO_SEED_FILE,
+      auth: {
+        mode: 'dev',
+        hs256Secret: undefined,
+        issuer: 'workforce-kit-dev',
+        audience: undefined,
+      },
+      rateLimitPerSecond: 20,
+      rateLimitPer15Minutes: 10_000,
+      requestTimeoutMs: 10_000,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9090',
+      HOST: '0.0.0.0',
+      STORE: 'memory',
+      SEED_FILE: '/tmp/seed.json',
+      AUTH_MODE: 'jwt',
+      AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: 'https://id.example.com',
+      AUTH_AUDIENCE: 'workforce-api',
+      RATE_LIMIT_PER_SECOND: '5',
+      RATE_LIMIT_PER_15_MIN: '500',
+      REQUEST_TIMEOUT_MS: '2500',
+      LOG_LEVEL: 'debug',
+    })._unsafeUnwrap();
+    expect(config).toMatchObject({
+      port: 9090,
+      host: '0.0.0.0',
+      seedFile: '/tmp/seed.json',
+      auth: {
+        mode: 'jwt',
+        key: { jwksUrl: 'https://id.example.com/.well-known/jwks.json' },
+        issuer: 'https://id.example.com',
+        audience: 'workforce-api',
+      },
+      rateLimitPerSecond: 5,
+      rateLimitPer15Minutes: 500,
+      requestTimeoutMs: 2500,
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: '80.5' }, 'PORT'],
+    [{ STORE: 'mongodb' }, 'STORE'],
+    [{ AUTH_MODE: 'none' }, 'AUTH_MODE'],
+    [{ AUTH_HS256_SECRET: 'short' }, 'AUTH_HS256_SECRET'],
+    [{ AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'not a url' }, 'AUTH_JWKS_URL'],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
+    [{ RATE_LIMIT_PER_15_MIN: '-3' }, 'RATE_LIMIT_PER_15_MIN'],
+    [{ REQUEST_TIMEOUT_MS: 'soon' }, 'REQUEST_TIMEOUT_MS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HOST: '' }, 'HOST'],
+  ])('refuses %j with a message naming %s', (env, name) => {
+    const messages = loadConfig(env)._unsafeUnwrapErr().messages;
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(name);
+  });
+
+  it('names every bad variable at once', () => {
+    const messages = loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })._unsafeUnwrapErr().messages;
+    expect(messages.join('\n')).toMatch(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+  });
+
+  it('needs exactly one key for AUTH_MODE=jwt', () => {
+    for (const env of [
+      { AUTH_MODE: 'jwt' },
+      {
+        AUTH_MODE: 'jwt',
+        AUTH_JWKS_URL: 'https://id.example.com/jwks',
+        AUTH_PUBLIC_KEY_FILE: '/k.pem',
+      },
+    ]) {
+      expect(loadConfig(env)._unsafeUnwrapErr().messages[0]).toMatch(
+        /AUTH_JWKS_URL, AUTH_PUBLIC_KEY_FILE, AUTH_HS256_SECRET/,
+      );
+    }
+    expect(
+      loadConfig({ AUTH_MODE: 'jwt', AUTH_PUBLIC_KEY_FILE: '/k.pem' })._unsafeUnwrap().auth,
+    ).toMatchObject({
+      key: { publicKeyFile: '/k.pem' },
+    });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ SEED_FILE: '', AUTH_ISSUER: ' ' })._unsafeUnwrap()).toMatchObject({
+      seedFile: DEMO_SEED_FILE,
+      auth: { issuer: 'workforce-kit-dev' },
+    });
+  });
+});
