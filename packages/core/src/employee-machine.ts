@@ -33,9 +33,10 @@ export function archive(
     return err(employeeAlreadyArchived(employee.restaurantGuid, employee.guid));
   }
   const at = now.toISOString();
+  // `kept` is a fresh copy, ours to complete (one object per transition, not two).
   const { swipeCard: _dropped, ...kept } = employee;
   return ok({
-    record: { ...kept, deleted: true, deletedDate: at, modifiedDate: at },
+    record: Object.assign(kept, { deleted: true, deletedDate: at, modifiedDate: at }),
     events: [
       {
         type: 'EmployeeArchived',
@@ -75,7 +76,7 @@ export function unarchive(
   const at = now.toISOString();
   const { deletedDate: _removed, swipeCard: _notRestored, ...kept } = employee;
   return ok({
-    record: { ...kept, deleted: false, modifiedDate: at },
+    record: Object.assign(kept, { deleted: false, modifiedDate: at }),
     events: [
       {
         type: 'EmployeeUnarchived',

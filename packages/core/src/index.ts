@@ -51,7 +51,7 @@ export {
   parseShiftId,
   type ShiftIdentifier,
 } from './identifiers.js';
-export { createMemoryStore, type MemoryStore } from './memory-store.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {
   Clock,
   ConditionalWrite,

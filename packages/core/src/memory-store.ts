@@ -13,19 +13,29 @@ import type { Seed } from './seed.js';
 
 /** The memory store: a {@link WorkforceStore} whose recorded events can also be read at once. */
 export interface MemoryStore extends WorkforceStore {
-  /** Every event stored so far, oldest first. */
+  /** The events kept (the most recent `eventLogLimit`), oldest first. */
   recordedEvents(): readonly RecordedEvent[];
+}
+
+/** Options of {@link createMemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * How many of the most recent events to keep. The memory store is for tests and development; a
+   * log that kept every event would grow without bound in a long-running process.
+   * @default 10000
+   */
+  readonly eventLogLimit?: number;
 }
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
+    for (const key in value) deepFreeze(value[key]);
     Object.freeze(value);
   }
   return value;
 }
 
-/** Stored values are frozen copies: no caller can change the store's state by mutating them. */
+/** A seeded value is stored as a frozen copy: the caller keeps its own, mutable, data. */
 function snapshot<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
@@ -40,6 +50,7 @@ const externalKey = (restaurantGuid: Guid, externalId: string) => `${restaurantG
  * store; it is not shared between processes.
  *
  * @param seed - records to load at once (a parsed seed, see `parseSeed`)
+ * @param options - how many events to keep
  * @returns the store
  * @example
  * ```ts
@@ -48,23 +59,25 @@ const externalKey = (restaurantGuid: Guid, externalId: string) => `${restaurantG
  * store.recordedEvents(); // [{ type: 'EmployeeUnarchived', … }]
  * ```
  */
-export function createMemoryStore(seed?: Seed): MemoryStore {
+export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {}): MemoryStore {
+  const eventLogLimit = options.eventLogLimit ?? 10_000;
   const restaurants = new Map<string, Restaurant>();
   const employees = new Map<string, Employee>();
   const shifts = new Map<string, Shift>();
   const shiftsByExternalId = new Map<string, string>();
-  const events: RecordedEvent[] = [];
+  let events: RecordedEvent[] = [];
   let closed = false;
 
-  /** Runs `body` in a later microtask, as one atomic step; after close it fails. */
+  /**
+   * Runs `body` as one atomic step, now, and answers asynchronously, as a real store would;
+   * after close it fails.
+   */
   function step<T, E>(
     operation: string,
     body: () => Result<T, E | StorageError>,
   ): ResultAsync<T, E | StorageError> {
     return new ResultAsync(
-      Promise.resolve().then(() =>
-        closed ? err(storageUnavailable(operation, 'store closed')) : body(),
-      ),
+      Promise.resolve(closed ? err(storageUnavailable(operation, 'store closed')) : body()),
     );
   }
 
@@ -103,9 +116,13 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
     if (record.externalId !== current.externalId) {
       return err(storageUnavailable('write', 'a write may not change the external id'));
     }
-    const stored = snapshot({ ...record, version: expectedVersion + 1 });
+    // A written record and its events are frozen in place rather than copied (a copy per write
+    // cost more than the rest of a request): what was handed to the store is the store's now.
+    const stored = deepFreeze({ ...record, version: expectedVersion + 1 });
     table.set(key, stored);
-    for (const event of change.events) events.push(snapshot(event));
+    for (const event of change.events) events.push(deepFreeze(event));
+    // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
+    if (events.length >= 2 * eventLogLimit) events = events.slice(-eventLogLimit);
     return ok(stored);
   }
 
@@ -138,9 +155,10 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
       list: (restaurantGuid) =>
         step('events.list', () =>
           ok(
-            restaurantGuid === undefined
-              ? [...events]
-              : events.filter((event) => event.restaurantGuid === restaurantGuid),
+            (restaurantGuid === undefined
+              ? events
+              : events.filter((event) => event.restaurantGuid === restaurantGuid)
+            ).slice(-eventLogLimit),
           ),
         ),
     },
@@ -154,6 +172,6 @@ export function createMemoryStore(seed?: Seed): MemoryStore {
     close: async () => {
       closed = true;
     },
-    recordedEvents: () => [...events],
+    recordedEvents: () => events.slice(-eventLogLimit),
   };
 }

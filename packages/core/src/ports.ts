@@ -22,7 +22,8 @@ export interface ConditionalWrite<T> {
 export interface ConditionalWriter<T> {
   /**
    * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
-   * stored version is `expectedVersion`, and stores the events with it, atomically. A record's
+   * stored version is `expectedVersion`, and stores the events with it, atomically. The store may
+   * keep (and freeze) the objects it is given; records are immutable values. A record's
    * identity (restaurant, GUID, external id) never changes: a write that changes its external id
    * is refused with `StorageUnavailable` and changes nothing.
    *

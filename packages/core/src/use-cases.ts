@@ -163,12 +163,19 @@ export function deleteShift(
       parseShiftId(command.shiftId).map((shiftId) => ({ restaurantGuid, shiftId })),
     )
     .asyncAndThen(({ restaurantGuid, shiftId }) => {
+      // Read, decide, write: one step after the read (each andThen on a ResultAsync is a promise).
       const attempt = () =>
         deps.shifts
           .find(restaurantGuid, shiftId)
-          .andThen((found) => ownedShift(found, restaurantGuid, shiftId))
-          .andThen((shift) =>
-            commit(deps.shifts, deps.ids, command.requestId, markDeleted(shift, deps.clock.now())),
+          .andThen((found) =>
+            ownedShift(found, restaurantGuid, shiftId).asyncAndThen((shift) =>
+              commit(
+                deps.shifts,
+                deps.ids,
+                command.requestId,
+                markDeleted(shift, deps.clock.now()),
+              ),
+            ),
           );
       return retryOnVersionConflict(
         formatShiftId(shiftId),
@@ -221,16 +228,18 @@ function changeEmployee<E extends EmployeeNotArchived | EmployeeAlreadyArchived>
       })),
     )
     .asyncAndThen(({ restaurantGuid, employeeGuid }) => {
+      // Read, decide, write: one step after the read (each andThen on a ResultAsync is a promise).
       const attempt = () =>
         deps.employees
           .findByGuid(restaurantGuid, employeeGuid)
           .andThen((found) =>
-            isOwned(found, restaurantGuid, employeeGuid)
-              ? ok(found)
-              : err(employeeNotFound(restaurantGuid, employeeGuid)),
-          )
-          .andThen((employee) => step(employee, deps.clock.now()))
-          .andThen((transition) => commit(deps.employees, deps.ids, command.requestId, transition));
+            (isOwned(found, restaurantGuid, employeeGuid)
+              ? step(found, deps.clock.now())
+              : err(employeeNotFound(restaurantGuid, employeeGuid))
+            ).asyncAndThen((transition) =>
+              commit(deps.employees, deps.ids, command.requestId, transition),
+            ),
+          );
       return retryOnVersionConflict(
         employeeGuid,
         deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -278,7 +287,8 @@ function commit<T extends StoredRecord>(
     eventId: ids.newId(),
     requestId,
   }));
+  // andThen, not map: ResultAsync.map wraps every call in a generator-based awaiter.
   return repository
     .write({ record: transition.record, expectedVersion: transition.record.version, events })
-    .map((stored) => ({ record: stored, events }));
+    .andThen((stored) => ok({ record: stored, events }));
 }

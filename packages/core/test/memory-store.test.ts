@@ -1,4 +1,38 @@
-import { createMemoryStore } from '@workforce-kit/core';
-import { describeStoreConformance } from '@workforce-kit/core/testing';
+import { createMemoryStore, deleteShift } from '@workforce-kit/core';
+import {
+  aRestaurant,
+  aSeed,
+  aShift,
+  describeStoreConformance,
+  newGuid,
+} from '@workforce-kit/core/testing';
+import { describe, expect, it } from 'vitest';
 
 describeStoreConformance('memory', () => createMemoryStore());
+
+describe('the memory store event log', () => {
+  it('keeps the most recent events only, oldest first', async () => {
+    const restaurant = aRestaurant();
+    const shifts = Array.from({ length: 7 }, () => aShift(restaurant.guid));
+    const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts }), {
+      eventLogLimit: 3,
+    });
+    const deps = {
+      shifts: store.shifts,
+      clock: { now: () => new Date() },
+      ids: { newId: () => newGuid() },
+    };
+    for (const shift of shifts) {
+      await deleteShift(deps, {
+        restaurantContext: restaurant.guid,
+        shiftId: shift.guid,
+        requestId: shift.guid,
+      });
+    }
+    const expected = shifts.slice(-3).map((shift) => shift.guid);
+    expect(store.recordedEvents().map((event) => event.requestId)).toEqual(expected);
+    expect((await store.events.list())._unsafeUnwrap().map((event) => event.requestId)).toEqual(
+      expected,
+    );
+  });
+});

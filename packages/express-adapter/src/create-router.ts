@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import {
   archiveEmployee,
   type Clock,
+  type Committed,
   type DomainError,
   deleteShift,
+  type Employee,
   getRestaurant,
   type IdSource,
   isGuid,
   type RecordedEvent,
+  type Restaurant,
+  type Shift,
   unarchiveEmployee,
 } from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
@@ -35,7 +39,8 @@ import {
 } from './operations.js';
 import { DEFAULTS, type RouterOptions } from './options.js';
 import { type ProblemCode, type ProblemFieldError, sendProblem } from './problem-details.js';
-import { createRateLimiters } from './rate-limit.js';
+import { createRateLimiter } from './rate-limit.js';
+import { RequestDeadlines } from './request-deadlines.js';
 import { initRequestState, RequestState, requestState } from './request-state.js';
 import { fieldMessage, RETRY_AFTER_SECONDS, toProblem } from './to-problem.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';
@@ -54,11 +59,23 @@ interface Success {
   readonly body: object;
   readonly events: readonly RecordedEvent[];
 }
-type Handler = (
-  req: Request,
-  params: Readonly<Record<string, string>>,
-  requestId: string,
-) => ResultAsync<Success, DomainError>;
+/** What an operation gets: the request, its decoded path parameters and its validated query. */
+interface HandlerInput {
+  readonly req: Request;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly requestId: string;
+}
+
+/** An operation: its use case, and how its value goes on the wire. */
+interface Handler<T = never> {
+  readonly run: (input: HandlerInput) => ResultAsync<T, DomainError>;
+  readonly respond: (value: T) => Success;
+}
+
+/** Keeps the value type of a handler's two halves together. */
+const handler = <T>(run: Handler<T>['run'], respond: Handler<T>['respond']): Handler<unknown> =>
+  ({ run, respond }) as Handler<unknown>;
 
 /** Runs middlewares in order, as Express does, and hands an error or the end to `done`. */
 function compose(
@@ -142,37 +159,59 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     logger.fatal({ err: error }, 'the OpenAPI document does not compile'),
   );
 
-  const limiters = options.rateLimit === false ? [] : createRateLimiters(options.rateLimit ?? {});
-  const jsonBody = express.json({
+  const limiters = options.rateLimit === false ? [] : [createRateLimiter(options.rateLimit ?? {})];
+  const parseJson = express.json({
     limit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     strict: false,
   });
+  /** The JSON body parser, which an empty body (most unarchive requests) does not need. */
+  const jsonBody: RequestHandler = (req, res, next) => {
+    if (req.headers['content-length'] === '0') next();
+    else parseJson(req, res, next);
+  };
 
-  const handlers: { readonly [id in OperationId]: Handler } = {
-    unarchiveEmployee: (req, params, requestId) =>
-      unarchiveEmployee(deps, {
-        restaurantContext: contextOf(req),
-        employeeId: params.employeeId ?? '',
-        requestId,
-      }).map(({ record, events }) => ({ body: toEmployeeBody(record), events })),
-    archiveEmployee: (req, params, requestId) =>
-      archiveEmployee(deps, {
-        restaurantContext: contextOf(req),
-        employeeId: params.employeeId ?? '',
-        requestId,
-      }).map(({ record, events }) => ({ body: toEmployeeBody(record), events })),
-    deleteShift: (req, params, requestId) =>
-      deleteShift(deps, {
-        restaurantContext: contextOf(req),
-        shiftId: params.shiftId ?? '',
-        requestId,
-      }).map(({ record, events }) => ({ body: toShiftBody(record), events })),
-    getRestaurant: (req, params) =>
-      getRestaurant(deps, {
-        restaurantContext: contextOf(req),
-        restaurantGuid: params.restaurantGUID ?? '',
-        includeArchived: String(req.query.includeArchived) === 'true',
-      }).map((restaurant) => ({ body: toRestaurantBody(restaurant), events: [] })),
+  const employeeBody = ({ record, events }: Committed<Employee>): Success => ({
+    body: toEmployeeBody(record),
+    events,
+  });
+  const handlers: { readonly [id in OperationId]: Handler<unknown> } = {
+    unarchiveEmployee: handler(
+      ({ req, params, requestId }) =>
+        unarchiveEmployee(deps, {
+          restaurantContext: contextOf(req),
+          employeeId: params.employeeId ?? '',
+          requestId,
+        }),
+      employeeBody,
+    ),
+    archiveEmployee: handler(
+      ({ req, params, requestId }) =>
+        archiveEmployee(deps, {
+          restaurantContext: contextOf(req),
+          employeeId: params.employeeId ?? '',
+          requestId,
+        }),
+      employeeBody,
+    ),
+    deleteShift: handler(
+      ({ req, params, requestId }) =>
+        deleteShift(deps, {
+          restaurantContext: contextOf(req),
+          shiftId: params.shiftId ?? '',
+          requestId,
+        }),
+      ({ record, events }: Committed<Shift>) => ({ body: toShiftBody(record), events }),
+    ),
+    getRestaurant: handler(
+      ({ req, params, query }) =>
+        getRestaurant(deps, {
+          restaurantContext: contextOf(req),
+          restaurantGuid: params.restaurantGUID ?? '',
+          // Validated, and coerced by the validator: true, false or absent.
+          includeArchived: query.includeArchived === true,
+        }),
+      (restaurant: Restaurant) => ({ body: toRestaurantBody(restaurant), events: [] }),
+    ),
   };
 
   function emit(event: RecordedEvent, state: RequestState): void {
@@ -279,81 +318,97 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       next();
     };
 
-  const validateAndHandle =
-    (operation: OperationSpec, rawParams: Readonly<Record<string, string>>): RequestHandler =>
-    (req, res, next) => {
-      const key = `${operation.method} ${operation.path}`;
-      const run = (ready: ReadonlyMap<string, OperationValidator>) => {
-        const validator = ready.get(key);
-        if (validator === undefined) throw new Error(`no validator for ${key}`);
-        const params = decodeParams(rawParams, operation);
-        if ('error' in params) {
-          sendProblem(res, requestState(res).requestId, params.error);
-          return;
-        }
-        validator.validateRequest(
-          req,
-          res,
-          (error?: unknown) => {
-            if (error !== undefined) {
-              next(error);
-              return;
-            }
-            const respond = () => handle(operation, params.values, req, res).catch(next);
-            if (validator.validateResponse === undefined) respond();
-            else validator.validateResponse(req, res, respond);
-          },
-          params.values,
-        );
-      };
-      if (validators !== undefined) run(validators);
-      else compiled.then(() => run(validators ?? new Map())).catch(next);
+  const validateAndHandle = (operation: OperationSpec): RequestHandler => {
+    const key = `${operation.method} ${operation.path}`;
+    let validator: OperationValidator | undefined;
+    const run = (req: Request, res: Response, next: NextFunction) => {
+      validator ??= validators?.get(key);
+      if (validator === undefined) throw new Error(`no validator for ${key}`);
+      const params = decodeParams(requestState(res).rawParams, operation);
+      if ('error' in params) {
+        sendProblem(res, requestState(res).requestId, params.error);
+        return;
+      }
+      // Express parses the query string on every read of req.query: read it once, and only if any.
+      const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
+      const failure = validator.validate({
+        params: params.values,
+        headers: req.headers,
+        query,
+        body: req.body,
+      });
+      if (failure !== undefined) {
+        next(failure);
+        return;
+      }
+      const respond = () => handle(operation, params.values, query, req, res, next);
+      if (validator.validateResponse === undefined) respond();
+      else validator.validateResponse(req, res, respond);
     };
+    return (req, res, next) => {
+      if (validators !== undefined) run(req, res, next);
+      else compiled.then(() => run(req, res, next)).catch(next);
+    };
+  };
 
-  async function handle(
+  /** Runs the use case and answers; `then` on the ResultAsync, not `await`: one hop fewer. */
+  function handle(
     operation: OperationSpec,
     params: Readonly<Record<string, string>>,
+    query: Readonly<Record<string, unknown>>,
     req: Request,
     res: Response,
-  ): Promise<void> {
+    next: NextFunction,
+  ): void {
     const state = requestState(res);
-    const result = await handlers[operation.id](req, params, state.requestId);
-    if (result.isErr()) {
-      const error = result.error;
-      if (error.type === 'StorageUnavailable' || error.type === 'WriteContention') {
-        state.log.warn(
-          {
-            err: 'cause' in error ? error.cause : undefined,
-            error: { ...error, cause: undefined },
-          },
-          error.type,
-        );
+    const { run, respond } = handlers[operation.id];
+    run({ req, params, query, requestId: state.requestId }).then((result) => {
+      if (result.isErr()) {
+        const error = result.error;
+        if (error.type === 'StorageUnavailable' || error.type === 'WriteContention') {
+          state.log.warn(
+            {
+              err: 'cause' in error ? error.cause : undefined,
+              error: { ...error, cause: undefined },
+            },
+            error.type,
+          );
+        }
+        sendProblem(res, state.requestId, toProblem(error));
+        return;
       }
-      sendProblem(res, state.requestId, toProblem(error));
-      return;
-    }
-    for (const event of result.value.events) emit(event, state);
-    if (!res.headersSent) res.status(200).json(result.value.body);
+      const { body, events } = respond(result.value);
+      for (const event of events) emit(event, state);
+      if (res.headersSent) return;
+      res.json(body);
+      state.finish();
+    }, next);
   }
 
-  const chains = new Map<
-    OperationId,
-    (rawParams: Readonly<Record<string, string>>) => ReturnType<typeof compose>
-  >(
+  const chains = new Map(
     operations.map((operation) => {
-      const head = [
+      const steps = [
         authenticate(operation.scope),
         permitRestaurant,
         ...limiters,
         mediaType(operation),
       ];
-      if (operation.hasBody) head.push(jsonBody);
-      return [
-        operation.id,
-        (rawParams) => compose([...head, validateAndHandle(operation, rawParams)]),
-      ];
+      if (operation.hasBody) steps.push(jsonBody);
+      return [operation.id, compose([...steps, validateAndHandle(operation)])];
     }),
   );
+
+  const deadlines = new RequestDeadlines<Response>(requestTimeoutMs, (res) => {
+    if (res.writableEnded) return;
+    const state = requestState(res);
+    state.log.warn({ timeoutMs: requestTimeoutMs }, 'request timed out');
+    sendProblem(res, state.requestId, {
+      code: 'REQUEST_TIMEOUT',
+      detail: `The request was not answered within ${requestTimeoutMs} ms; a change it asked for may still complete.`,
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  });
+  const logRequests = logger.isLevelEnabled('info');
 
   const router = express.Router();
 
@@ -366,20 +421,16 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     const incoming = req.headers['x-request-id'];
     const requestId =
       typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const state = initRequestState(res, new RequestState(requestId, logger));
+    const rawParams = matched.kind === 'operation' ? matched.rawParams : {};
+    const state = initRequestState(
+      res,
+      new RequestState(requestId, rawParams, logger, res, deadlines),
+    );
     res.setHeader('X-Request-Id', requestId);
-    const started = performance.now();
-    const timer = setTimeout(() => {
-      state.log.warn({ timeoutMs: requestTimeoutMs }, 'request timed out');
-      sendProblem(res, requestId, {
-        code: 'REQUEST_TIMEOUT',
-        detail: `The request was not answered within ${requestTimeoutMs} ms; a change it asked for may still complete.`,
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
-    }, requestTimeoutMs);
-    res.once('close', () => {
-      clearTimeout(timer);
-      if (logger.isLevelEnabled('info')) {
+    deadlines.start(res);
+    if (logRequests) {
+      const started = performance.now();
+      res.once('close', () => {
         state.log.info(
           {
             method: req.method,
@@ -389,8 +440,8 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
           },
           'request',
         );
-      }
-    });
+      });
+    }
 
     if (matched.kind === 'not-found') {
       sendProblem(res, requestId, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
@@ -406,7 +457,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     }
     const chain = chains.get(matched.operation.id);
     if (chain === undefined) throw new Error(`no chain for ${matched.operation.id}`);
-    chain(matched.rawParams)(req, res, next);
+    chain(req, res, next);
   });
 
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -471,7 +522,7 @@ function decodeParams(
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     try {
-      values[name] = decodeURIComponent(value);
+      values[name] = value.includes('%') ? decodeURIComponent(value) : value;
     } catch {
       if (operation.unconstrainedParams.has(name)) {
         values[name] = value;

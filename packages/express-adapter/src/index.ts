@@ -21,6 +21,7 @@ export { createRouter, type WorkforceRouter } from './create-router.js';
 export {
   DEFAULTS,
   type RateLimitOptions,
+  type RateLimitWindow,
   type RouterOptions,
   type RouterStore,
 } from './options.js';

@@ -1,10 +1,18 @@
 import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
-import type { Store as RateLimitStore } from 'express-rate-limit';
 import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AccessTokenVerifier } from './auth/access-token.js';
 
 /** The ports the router reads and writes through: any store that implements the core's ports. */
 export type RouterStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
+
+/** One rate-limit window, as the router asks a limiter for it. */
+export interface RateLimitWindow {
+  readonly name: 'second' | '15 minutes';
+  /** Requests allowed per window. */
+  readonly points: number;
+  readonly durationSeconds: number;
+}
 
 /** Rate limits per restaurant context (per client address when a request names none). */
 export interface RateLimitOptions {
@@ -13,12 +21,16 @@ export interface RateLimitOptions {
   /** Requests per 15 minutes. @default 10000 */
   readonly per15Minutes?: number;
   /**
-   * Where the counts live (an express-rate-limit store). Defaults to memory, so the limits are
-   * per process; give a shared store (Redis, PostgreSQL) to share them between processes.
-   * Called with the window's name: `'second'` or `'15 minutes'`.
-   * @default in-memory stores
+   * Makes the counter of a window: a rate-limiter-flexible limiter with the window's points and
+   * duration. The default counts in memory, so the limits are per process; return a shared one
+   * (`RateLimiterPostgres`, `RateLimiterRedis`, …) to share them between processes.
+   * @default a RateLimiterMemory per window
+   * @example
+   * ```ts
+   * limiter: (w) => new RateLimiterRedis({ storeClient: redis, keyPrefix: w.name, points: w.points, duration: w.durationSeconds })
+   * ```
    */
-  readonly store?: (window: 'second' | '15 minutes') => RateLimitStore;
+  readonly limiter?: (window: RateLimitWindow) => RateLimiterAbstract;
 }
 
 /** Options of `createRouter`. */

@@ -1,5 +1,6 @@
 import type { components } from '@workforce-kit/types';
 import type { Response } from 'express';
+import { findRequestState } from './request-state.js';
 
 export type Problem = components['schemas']['Problem'];
 export type ProblemCode = components['schemas']['ProblemCode'];
@@ -78,4 +79,5 @@ export function sendProblem(res: Response, requestId: string, occurrence: Proble
   };
   if (headers !== undefined) res.set(headers);
   res.status(kind.status).type('application/problem+json').json(body);
+  findRequestState(res)?.finish();
 }

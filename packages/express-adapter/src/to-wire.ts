@@ -12,12 +12,14 @@ function wire<T>(items: readonly T[] | undefined): T[] | undefined {
   return items as T[] | undefined;
 }
 
-/** Drops the keys that hold no value: the wire never carries `null` or `undefined`. */
+/** A copy without the keys that hold no value: the wire never carries `null` or `undefined`. */
 function present<T extends object>(value: Loose<T>): T {
-  for (const key of Object.keys(value) as (keyof typeof value)[]) {
-    if (value[key] === undefined) delete value[key];
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    const item = value[key as keyof typeof value];
+    if (item !== undefined) copy[key] = item;
   }
-  return value as T;
+  return copy as T;
 }
 
 /*

@@ -1,4 +1,4 @@
-import { errAsync, type ResultAsync } from 'neverthrow';
+import { err, type Result, ResultAsync } from 'neverthrow';
 import { type VersionConflict, type WriteContention, writeContention } from '../errors.js';
 
 function isVersionConflict(error: { readonly type: string }): error is VersionConflict {
@@ -9,6 +9,9 @@ function isVersionConflict(error: { readonly type: string }): error is VersionCo
  * Runs `attempt` (read, decide, write conditionally) until it settles with anything but a
  * version conflict, at most `maxAttempts` times. Each attempt re-reads, so the decision is made
  * again on the state that won the race.
+ *
+ * (Built on `then` rather than `ResultAsync.orElse`, which wraps every call in a generator-based
+ * awaiter: this runs on every write.)
  */
 export function retryOnVersionConflict<T, E extends { readonly type: string }>(
   subject: string,
@@ -16,9 +19,12 @@ export function retryOnVersionConflict<T, E extends { readonly type: string }>(
   attempt: () => ResultAsync<T, E | VersionConflict>,
   attemptNumber = 1,
 ): ResultAsync<T, Exclude<E, VersionConflict> | WriteContention> {
-  return attempt().orElse((error) => {
-    if (!isVersionConflict(error)) return errAsync(error as Exclude<E, VersionConflict>);
-    if (attemptNumber >= maxAttempts) return errAsync(writeContention(subject, attemptNumber));
+  type Settled = Result<T, Exclude<E, VersionConflict> | WriteContention>;
+  const settled = attempt().then((result): Settled | PromiseLike<Settled> => {
+    if (result.isOk() || !isVersionConflict(result.error)) return result as Settled;
+    if (attemptNumber >= maxAttempts) return err(writeContention(subject, attemptNumber));
     return retryOnVersionConflict(subject, maxAttempts, attempt, attemptNumber + 1);
   });
+  // ResultAsync.then is typed PromiseLike but returns its underlying native promise.
+  return new ResultAsync(settled as Promise<Settled>);
 }
