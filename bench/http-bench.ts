@@ -1,31 +1,67 @@
-// `pnpm bench`: the full stack (auth + validation + core + memory store) against a bare Express 5
-// route answering the same body, measured in the same run, for getRestaurant and for an
-// archive/unarchive cycle. The server runs on one core (taskset, when there is one), the load
-// generator on another. Results go to stdout as a table and to .bench-results/http.json.
+// `pnpm bench`: the full stack (auth + validation + core + a store) against a bare Express 5 route
+// answering the same body, measured in the same run, for getRestaurant and an archive/unarchive
+// cycle. The full stack runs over the memory store, and (BENCH_STORES) over PGlite and over a
+// PostgreSQL server the bench starts itself. The server under test runs on one core (taskset,
+// when there is one), the load generator on another; bare and each full mode alternate over
+// rounds, and medians are reported. Results: stdout tables and .bench-results/http.json.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import autocannon, { type Request as CannonRequest, type Result } from 'autocannon';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 import { BENCH_SECRET, EMPLOYEES, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-/** Rounds per scenario; bare and full alternate (order flipped each round), medians reported. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Rounds per scenario; the modes alternate (order rotated each round), medians reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The stores the full stack runs over, besides memory. */
+const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').filter(Boolean);
+
 const here = fileURLToPath(new URL('.', import.meta.url));
 const pinned = availableParallelism() > 1 && spawnSync('taskset', ['--version']).status === 0;
 // The load generator (this process) keeps to core 1; the server under test gets core 0.
 if (pinned) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
+
+type Mode = 'bare' | 'full' | 'full-pglite' | 'full-postgres';
+const MODES: Mode[] = ['bare', 'full', ...STORES.map((store) => `full-${store}` as Mode)];
+const LABELS: Record<Mode, string> = {
+  bare: 'bare Express',
+  full: 'memory',
+  'full-pglite': 'PGlite',
+  'full-postgres': 'PostgreSQL 15',
+};
+
+let database: PostgresServer | undefined;
+
+/** A new, empty database on the bench's PostgreSQL server. */
+async function freshDatabase(server: PostgresServer): Promise<string> {
+  const name = `bench_${randomUUID().replaceAll('-', '')}`;
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  return url.href;
+}
 
 interface Target {
   readonly port: number;
   stop(): Promise<void>;
 }
 
-async function startServer(mode: 'full' | 'bare'): Promise<Target> {
+async function startServer(mode: Mode): Promise<Target> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  if (mode === 'full-postgres') {
+    database ??= await startPostgresServer();
+    env.DATABASE_URL = await freshDatabase(database);
+  }
   const pin = pinned ? ['taskset', '-c', '0'] : [];
   const [command = 'node', ...args] = [
     ...pin,
@@ -35,11 +71,7 @@ async function startServer(mode: 'full' | 'bare'): Promise<Target> {
     'server.ts',
     mode,
   ];
-  const child = spawn(command, args, {
-    cwd: here,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  const child = spawn(command, args, { cwd: here, stdio: ['ignore', 'pipe', 'inherit'], env });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
@@ -53,6 +85,12 @@ async function startServer(mode: 'full' | 'bare'): Promise<Target> {
       }),
   };
 }
+
+/**
+ * The employees a run may use. The warm-up and the measured run use disjoint halves: a warm-up
+ * stopped between an archive and its unarchive leaves that employee archived.
+ */
+const pool = { start: 0, size: EMPLOYEES / 2, next: 0 };
 
 interface Scenario {
   readonly name: string;
@@ -108,11 +146,6 @@ const scenarios: Scenario[] = [
     },
   },
 ];
-/**
- * The employees a run may use. The warm-up and the measured run use disjoint halves: a warm-up
- * stopped between an archive and its unarchive leaves that employee archived.
- */
-const pool = { start: 0, size: EMPLOYEES / 2, next: 0 };
 
 function run(port: number, requests: CannonRequest[], duration: number): Promise<Result> {
   return autocannon({
@@ -125,7 +158,7 @@ function run(port: number, requests: CannonRequest[], duration: number): Promise
 
 interface Measurement {
   readonly scenario: string;
-  readonly mode: 'full' | 'bare';
+  readonly mode: Mode;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -134,14 +167,10 @@ interface Measurement {
   readonly statusCodes: Record<string, { count: number }>;
 }
 
-async function measure(
-  scenario: Scenario,
-  mode: 'full' | 'bare',
-  token: string,
-): Promise<Measurement> {
-  Object.assign(pool, { start: EMPLOYEES / 2, next: 0 });
+async function measure(scenario: Scenario, mode: Mode, token: string): Promise<Measurement> {
   const target = await startServer(mode);
   try {
+    Object.assign(pool, { start: EMPLOYEES / 2, next: 0 });
     await run(target.port, scenario.requests(token), WARMUP_SECONDS);
     Object.assign(pool, { start: 0, next: 0 });
     const result = await run(target.port, scenario.requests(token), SECONDS);
@@ -160,14 +189,6 @@ async function measure(
   }
 }
 
-const token = await new SignJWT({
-  scope: 'labor.employees:write labor.shifts:write restaurants:read',
-  restaurants: [RESTAURANT_GUID],
-})
-  .setProtectedHeader({ alg: 'HS256' })
-  .setExpirationTime('1h')
-  .sign(new TextEncoder().encode(BENCH_SECRET));
-
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -176,59 +197,75 @@ const median = (values: readonly number[]) => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-const rows: string[] = [];
-const results: Measurement[] = [];
+const token = await new SignJWT({
+  scope: 'labor.employees:write labor.shifts:write restaurants:read',
+  restaurants: [RESTAURANT_GUID],
+})
+  .setProtectedHeader({ alg: 'HS256' })
+  .setExpirationTime('1h')
+  .sign(new TextEncoder().encode(BENCH_SECRET));
+
+const runs: Measurement[] = [];
 const summary: Record<string, unknown>[] = [];
-for (const scenario of scenarios) {
-  const rounds: { bare: Measurement; full: Measurement }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['bare', 'full'] as const) : (['full', 'bare'] as const);
-    const measured: Partial<Record<'bare' | 'full', Measurement>> = {};
-    for (const mode of order) measured[mode] = await measure(scenario, mode, token);
-    const { bare, full } = measured as { bare: Measurement; full: Measurement };
-    rounds.push({ bare, full });
-    results.push(bare, full);
-    for (const run of [bare, full]) {
-      if (run.non2xx > 0 || run.errors > 0) {
-        console.error(
-          `${scenario.name} (${run.mode}): ${run.non2xx} non-2xx responses and ${run.errors} errors (status codes: ${JSON.stringify(run.statusCodes)})`,
-        );
-        process.exitCode = 1;
+try {
+  for (const scenario of scenarios) {
+    const rounds: Record<Mode, Measurement>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = [...MODES.slice(round % MODES.length), ...MODES.slice(0, round % MODES.length)];
+      const measured = {} as Record<Mode, Measurement>;
+      for (const mode of order) {
+        const measurement = await measure(scenario, mode, token);
+        measured[mode] = measurement;
+        runs.push(measurement);
+        if (measurement.non2xx > 0 || measurement.errors > 0) {
+          console.error(
+            `${scenario.name} (${mode}): ${measurement.non2xx} non-2xx responses and ${measurement.errors} errors (status codes: ${JSON.stringify(measurement.statusCodes)})`,
+          );
+          process.exitCode = 1;
+        }
       }
+      rounds.push(measured);
+    }
+    for (const mode of MODES) {
+      const pick = (f: (round: Record<Mode, Measurement>) => number) => median(rounds.map(f));
+      summary.push({
+        scenario: scenario.name,
+        mode,
+        requestsPerSecond: pick((r) => r[mode].requestsPerSecond),
+        ratio: pick((r) => r[mode].requestsPerSecond / r.bare.requestsPerSecond),
+        p50Ms: pick((r) => r[mode].p50Ms),
+        p99Ms: pick((r) => r[mode].p99Ms),
+        p99Ratio: pick((r) => r[mode].p99Ms / r.bare.p99Ms),
+      });
     }
   }
-  const m = (pick: (round: { bare: Measurement; full: Measurement }) => number) =>
-    median(rounds.map(pick));
-  const row = {
-    scenario: scenario.name,
-    bareRps: m((r) => r.bare.requestsPerSecond),
-    fullRps: m((r) => r.full.requestsPerSecond),
-    ratio: m((r) => r.full.requestsPerSecond / r.bare.requestsPerSecond),
-    bareP50: m((r) => r.bare.p50Ms),
-    bareP99: m((r) => r.bare.p99Ms),
-    fullP50: m((r) => r.full.p50Ms),
-    fullP99: m((r) => r.full.p99Ms),
-    p99Ratio: m((r) => r.full.p99Ms / r.bare.p99Ms),
-  };
-  summary.push(row);
-  rows.push(
-    `| ${row.scenario} | ${row.bareRps.toFixed(0)} | ${row.fullRps.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.bareP50} / ${row.bareP99} | ${row.fullP50} / ${row.fullP99} | ${row.p99Ratio.toFixed(2)} |`,
-  );
+} finally {
+  await database?.destroy();
 }
 
 const placement = pinned
   ? 'server on core 0, load generator on core 1'
   : 'no CPU pinning (taskset missing or one core)';
 console.log(
-  `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} alternating rounds (medians); ${placement}.\n`,
+  `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds (medians); ${placement}.\n`,
 );
-console.log(
-  '| scenario | bare req/s | full req/s | full/bare | bare p50/p99 ms | full p50/p99 ms | p99 full/bare |',
-);
-console.log('|---|---|---|---|---|---|---|');
-for (const row of rows) console.log(row);
+console.log('| scenario | store | req/s | × bare | p50 / p99 ms | p99 × bare |');
+console.log('|---|---|---|---|---|---|');
+for (const row of summary as {
+  scenario: string;
+  mode: Mode;
+  requestsPerSecond: number;
+  ratio: number;
+  p50Ms: number;
+  p99Ms: number;
+  p99Ratio: number;
+}[]) {
+  console.log(
+    `| ${row.scenario} | ${LABELS[row.mode]} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.p50Ms} / ${row.p99Ms} | ${row.p99Ratio.toFixed(2)} |`,
+  );
+}
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });
 await writeFile(
   new URL('../.bench-results/http.json', import.meta.url),
-  JSON.stringify({ summary, runs: results }, null, 2),
+  JSON.stringify({ summary, runs }, null, 2),
 );

@@ -1,23 +1,39 @@
-// A benchmark target, started by http-bench.ts: `tsx server.ts full|bare <scenario>`.
-// full: createRouter (auth + validation + core + memory store); bare: a plain Express 5 route
-// answering the same body. Prints the port when listening.
-import { createMemoryStore } from '@workforce-kit/core';
+// A benchmark target, started by http-bench.ts: `tsx server.ts <mode>`.
+// full, full-pglite, full-postgres: createRouter (auth + validation + core) over the memory store,
+// PGlite, or the PostgreSQL server at DATABASE_URL; bare: a plain Express 5 route answering the
+// same body. Prints the port when listening.
+import { PGlite } from '@electric-sql/pglite';
+import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
 import {
   createJwtVerifier,
   createRouter,
   toEmployeeBody,
   toRestaurantBody,
 } from '@workforce-kit/express-adapter';
+import { createPostgresStore } from '@workforce-kit/postgres';
 import express from 'express';
+import pg from 'pg';
 import { BENCH_SECRET, benchSeed } from './fixtures.js';
 
 const mode = process.argv[2];
 const seed = benchSeed();
 const app = express();
 
-if (mode === 'full') {
+/** The store of a full-stack mode: `full` (memory), `full-pglite`, `full-postgres` (DATABASE_URL). */
+async function storeFor(name: string): Promise<WorkforceStore> {
+  if (name === 'full') return createMemoryStore(seed);
+  const client =
+    name === 'full-pglite'
+      ? await PGlite.create()
+      : new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  const store = await createPostgresStore({ client, ownsClient: true });
+  (await store.seed(seed))._unsafeUnwrap();
+  return store;
+}
+
+if (mode?.startsWith('full')) {
   const router = createRouter({
-    store: createMemoryStore(seed),
+    store: await storeFor(mode),
     auth: createJwtVerifier({ hs256Secret: BENCH_SECRET }),
     // The limiter runs on every request; its limits are raised so that the load is not refused.
     rateLimit: { perSecond: 1e9, per15Minutes: 1e12 },

@@ -28,9 +28,9 @@ export function run(command, args, environment = env) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-/** @param {string} command */
-function has(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+/** @param {string} check a shell test */
+function holds(check) {
+  return spawnSync('sh', ['-c', check], { stdio: 'ignore' }).status === 0;
 }
 
 /** Installs the pinned pnpm into .tools/ unless that version is already first on the PATH. */
@@ -53,17 +53,24 @@ export function ensurePnpm() {
   }
 }
 
+/** The system packages the tests drive, each with the shell test that tells it is there. */
+export const TEST_SYSTEM_PACKAGES = [
+  { check: 'command -v chromium', name: 'chromium' },
+  { check: 'command -v curl', name: 'curl' },
+  // The PostgreSQL server binaries (the tests start their own server).
+  { check: 'test -x "$(pg_config --bindir 2>/dev/null)/initdb"', name: 'postgresql' },
+];
+
 /**
- * Installs Debian packages whose command is missing (`command` → `package`), with apt-get, as
- * root or through sudo.
- * @param {Record<string, string>} needed
+ * Installs the Debian packages whose check fails, with apt-get, as root or through sudo.
+ * @param {{ check: string, name: string }[]} needed
  */
 export function ensureSystemPackages(needed) {
-  const missing = Object.entries(needed).filter(([command]) => !has(command));
+  const missing = needed.filter(({ check }) => !holds(check));
   if (missing.length === 0) return;
-  const packages = missing.map(([, name]) => name);
+  const packages = missing.map(({ name }) => name);
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!asRoot && !has('sudo')) {
+  if (!asRoot && !holds('command -v sudo')) {
     console.error(
       `Missing ${packages.join(', ')}; install them (apt-get install ${packages.join(' ')}) and run again.`,
     );

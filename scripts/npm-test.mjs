@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // `npm test` on a fresh clone with only Node.js and npm: pnpm, the dependencies and the system
 // packages the tests drive, then every check (`pnpm check`).
-import { ensurePnpm, ensureSystemPackages, installDependencies, run } from './bootstrap.mjs';
+import {
+  ensurePnpm,
+  ensureSystemPackages,
+  installDependencies,
+  run,
+  TEST_SYSTEM_PACKAGES,
+} from './bootstrap.mjs';
 
 ensurePnpm();
-ensureSystemPackages({ chromium: 'chromium', curl: 'curl' });
+ensureSystemPackages(TEST_SYSTEM_PACKAGES);
 installDependencies();
 run('pnpm', ['run', 'check']);

@@ -2,6 +2,8 @@
 // reads its base URL from the banner it prints.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../../packages/server/src/cli.ts', import.meta.url));
@@ -29,6 +31,8 @@ export async function startReferenceServer(
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         AUTH_HS256_SECRET: randomBytes(32).toString('hex'),
+        // The default store (PGlite), in a folder of its own.
+        PGLITE_DIR: join(tmpdir(), `workforce-kit-e2e-${randomBytes(8).toString('hex')}`),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { curlSession } from './curl-session.js';
-import { StartupError, startServer } from './server.js';
+import { describeStore, StartupError, startServer } from './server.js';
 
 const config = loadConfig(process.env);
 if (config.isErr()) {
@@ -22,7 +22,7 @@ try {
       `  API reference  ${server.url}/docs`,
       `  OpenAPI spec   ${server.url}/openapi.yaml`,
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
-      `  Store          ${config.value.store}, seeded from ${config.value.seedFile}`,
+      `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
       '',
       'Try it:',
       '',

@@ -5,8 +5,14 @@ import { z } from 'zod';
 /** The packaged demo seed: two restaurants, employees, shifts and login clients. */
 export const DEMO_SEED_FILE = fileURLToPath(new URL('../seed/demo-seed.json', import.meta.url));
 
-/** Where the data lives. `pglite` and `postgres` arrive with the PostgreSQL store. */
-export type StoreKind = 'memory';
+/** Where the data lives. */
+export type StoreConfig =
+  /** Embedded PostgreSQL (PGlite), its data in a folder: no database to install. */
+  | { readonly kind: 'pglite'; readonly dataDir: string }
+  /** A PostgreSQL server, which any number of processes can share. */
+  | { readonly kind: 'postgres'; readonly databaseUrl: string }
+  /** In memory: gone when the process ends. */
+  | { readonly kind: 'memory' };
 
 /** How bearer tokens are issued and verified. */
 export type AuthConfig =
@@ -33,7 +39,7 @@ export type AuthConfig =
 export interface ServerConfig {
   readonly port: number;
   readonly host: string;
-  readonly store: StoreKind;
+  readonly store: StoreConfig;
   readonly seedFile: string;
   readonly auth: AuthConfig;
   readonly rateLimitPerSecond: number;
@@ -61,7 +67,15 @@ const environment = z.object({
     .max(65_535, 'PORT must be 0 to 65535')
     .default(8080),
   HOST: z.string().min(1, 'HOST must not be empty').default('127.0.0.1'),
-  STORE: z.enum(['memory'], { message: 'STORE must be memory' }).default('memory'),
+  STORE: z
+    .enum(['pglite', 'postgres', 'memory'], { message: 'STORE must be pglite, postgres or memory' })
+    .default('pglite'),
+  PGLITE_DIR: z.string().min(1, 'PGLITE_DIR must not be empty').default('.data/pglite'),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .url({ protocol: /^postgres(ql)?$/, message: 'DATABASE_URL must be a postgres:// URL' })
+      .optional(),
+  ),
   SEED_FILE: optionalText,
   AUTH_MODE: z.enum(['dev', 'jwt'], { message: 'AUTH_MODE must be dev or jwt' }).default('dev'),
   AUTH_JWKS_URL: optionalText.pipe(z.url({ message: 'AUTH_JWKS_URL must be a URL' }).optional()),
@@ -110,6 +124,23 @@ function authConfig(env: z.output<typeof environment>): Result<AuthConfig, strin
   return ok({ mode: 'jwt', key, issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE });
 }
 
+function storeConfig(env: z.output<typeof environment>): Result<StoreConfig, string> {
+  switch (env.STORE) {
+    case 'pglite':
+      return ok({ kind: 'pglite', dataDir: env.PGLITE_DIR });
+    case 'postgres':
+      return env.DATABASE_URL === undefined
+        ? err('STORE=postgres needs DATABASE_URL')
+        : ok({ kind: 'postgres', databaseUrl: env.DATABASE_URL });
+    case 'memory':
+      return ok({ kind: 'memory' });
+    default: {
+      const unknown: never = env.STORE;
+      return unknown;
+    }
+  }
+}
+
 /**
  * Reads the configuration from environment variables (see the README for each). Unset variables
  * take their defaults; a bad one is refused with a message naming it.
@@ -134,12 +165,14 @@ export function loadConfig(
     });
   }
   const values = parsed.data;
+  const store = storeConfig(values);
+  if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
   return authConfig(values)
     .map(
       (auth): ServerConfig => ({
         port: values.PORT,
         host: values.HOST,
-        store: values.STORE,
+        store: store.value,
         seedFile: values.SEED_FILE ?? DEMO_SEED_FILE,
         auth,
         rateLimitPerSecond: values.RATE_LIMIT_PER_SECOND,

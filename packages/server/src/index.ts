@@ -10,7 +10,7 @@ export {
   DEMO_SEED_FILE,
   loadConfig,
   type ServerConfig,
-  type StoreKind,
+  type StoreConfig,
 } from './config.js';
 export { curlSession } from './curl-session.js';
 export {
@@ -20,4 +20,4 @@ export {
   TOKEN_LIFETIME_SECONDS,
 } from './dev-login.js';
 export { createDocs, servedDocument } from './docs.js';
-export { type RunningServer, StartupError, startServer } from './server.js';
+export { describeStore, type RunningServer, StartupError, startServer } from './server.js';

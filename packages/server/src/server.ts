@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
 import {
   createMemoryStore,
   formatSeedIssues,
@@ -13,7 +14,9 @@ import {
   createJwtVerifier,
   createRouter,
 } from '@workforce-kit/express-adapter';
+import { createPostgresStore } from '@workforce-kit/postgres';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
 import { createDevLogin } from './dev-login.js';
@@ -60,13 +63,57 @@ async function readSeed(path: string): Promise<Seed> {
   return seed.value;
 }
 
-async function createStore(config: ServerConfig, seed: Seed): Promise<WorkforceStore> {
-  const store = createMemoryStore();
+/** Creates the configured store and seeds it (into an empty database only). */
+async function createStore(
+  config: ServerConfig,
+  seed: Seed,
+  logger: Logger,
+): Promise<WorkforceStore> {
+  let store: WorkforceStore;
+  const { store: kind } = config;
+  try {
+    if (kind.kind === 'memory') store = createMemoryStore();
+    else if (kind.kind === 'pglite') {
+      await mkdir(kind.dataDir, { recursive: true });
+      store = await createPostgresStore({
+        client: await PGlite.create(kind.dataDir),
+        ownsClient: true,
+      });
+    } else {
+      const pool = new pg.Pool({
+        connectionString: kind.databaseUrl,
+        max: 10,
+        connectionTimeoutMillis: 2000,
+        idleTimeoutMillis: 30_000,
+        // A database that hangs is a 503 STORAGE_UNAVAILABLE before the request times out.
+        query_timeout: Math.max(500, config.requestTimeoutMs - 1000),
+      });
+      store = await createPostgresStore({
+        client: pool,
+        ownsClient: true,
+        onClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
+      });
+    }
+  } catch (error) {
+    throw new StartupError(`${describeStore(kind)} cannot be used: ${(error as Error).message}`);
+  }
   const outcome = await store.seed(seed);
-  if (outcome.isErr())
-    throw new StartupError(`the store could not be seeded: ${outcome.error.operation}`);
-  void config;
+  if (outcome.isErr()) {
+    await store.close();
+    throw new StartupError(
+      `${describeStore(kind)} could not be seeded: ${String(outcome.error.cause ?? '')}`,
+    );
+  }
   return store;
+}
+
+/** The store as the banner and errors name it (a database URL without its password). */
+export function describeStore(store: ServerConfig['store']): string {
+  if (store.kind === 'memory') return 'memory';
+  if (store.kind === 'pglite') return `pglite (${store.dataDir})`;
+  const url = new URL(store.databaseUrl);
+  if (url.password) url.password = '***';
+  return `postgres (${url.href})`;
 }
 
 async function verifierFor(config: ServerConfig, devSecret: string): Promise<AccessTokenVerifier> {
@@ -135,7 +182,7 @@ export async function startServer(
       ? (config.auth.hs256Secret ?? randomBytes(32).toString('base64url'))
       : '';
   const auth = await verifierFor(config, devSecret);
-  const store = await createStore(config, seed);
+  const store = await createStore(config, seed, logger);
 
   const app = express();
   app.disable('x-powered-by');

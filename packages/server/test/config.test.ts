@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})._unsafeUnwrap()).toEqual({
       port: 8080,
       host: '127.0.0.1',
-      store: 'memory',
+      store: { kind: 'pglite', dataDir: '.data/pglite' },
       seedFile: DEMO_SEED_FILE,
       auth: {
         mode: 'dev',
@@ -75,6 +75,28 @@ describe('loadConfig', () => {
   it('names every bad variable at once', () => {
     const messages = loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })._unsafeUnwrapErr().messages;
     expect(messages.join('\n')).toMatch(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+  });
+
+  it('reads the store: pglite in PGLITE_DIR, postgres at DATABASE_URL, or memory', () => {
+    expect(loadConfig({ PGLITE_DIR: '/var/lib/wk' })._unsafeUnwrap().store).toEqual({
+      kind: 'pglite',
+      dataDir: '/var/lib/wk',
+    });
+    expect(
+      loadConfig({
+        STORE: 'postgres',
+        DATABASE_URL: 'postgres://app:secret@db:5432/workforce',
+      })._unsafeUnwrap().store,
+    ).toEqual({ kind: 'postgres', databaseUrl: 'postgres://app:secret@db:5432/workforce' });
+    expect(loadConfig({ STORE: 'memory' })._unsafeUnwrap().store).toEqual({ kind: 'memory' });
+  });
+
+  it.each([
+    [{ STORE: 'postgres' }, 'DATABASE_URL'],
+    [{ STORE: 'postgres', DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
+    [{ STORE: 'sqlite' }, 'STORE'],
+  ])('refuses the store settings %j, naming %s', (env, name) => {
+    expect(loadConfig(env)._unsafeUnwrapErr().messages.join('\n')).toContain(name);
   });
 
   it('needs exactly one key for AUTH_MODE=jwt', () => {

@@ -26,7 +26,7 @@ const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
 
 function start(env: Record<string, string> = {}): Promise<RunningServer> {
   return startServer(
-    loadConfig({ PORT: '0', AUTH_HS256_SECRET: SECRET, ...env })._unsafeUnwrap(),
+    loadConfig({ PORT: '0', STORE: 'memory', AUTH_HS256_SECRET: SECRET, ...env })._unsafeUnwrap(),
     silent,
   );
 }

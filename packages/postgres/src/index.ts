@@ -1,0 +1,15 @@
+/**
+ * The workforce-kit store for PostgreSQL: one implementation of `@workforce-kit/core`'s ports over
+ * a PostgreSQL server (`pg`, shared by many stateless processes) or an embedded PGlite database.
+ *
+ * @packageDocumentation
+ */
+export {
+  ADVISORY_LOCK_KEY,
+  loadMigrations,
+  type Migration,
+  migrate,
+  migrationStatement,
+} from './migrations.js';
+export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export type { SqlClient } from './sql-client.js';

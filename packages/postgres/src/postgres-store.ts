@@ -1,0 +1,236 @@
+import {
+  type ConditionalWrite,
+  type Employee,
+  type ExternalId,
+  type Guid,
+  type RecordedEvent,
+  type Restaurant,
+  type Seed,
+  type SeedOutcome,
+  type Shift,
+  type ShiftIdentifier,
+  type StorageError,
+  type StoredRecord,
+  storageUnavailable,
+  type VersionConflict,
+  versionConflict,
+  type WorkforceStore,
+} from '@workforce-kit/core';
+import { err, errAsync, ok, type Result, ResultAsync } from 'neverthrow';
+import { migrate } from './migrations.js';
+import type { SqlClient } from './sql-client.js';
+
+/** Options of {@link createPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The database: a `pg.Pool` (a PostgreSQL server) or a PGlite instance (embedded). */
+  readonly client: SqlClient;
+  /**
+   * Whether `close()` ends the client too (`end()` on a pool, `close()` on PGlite). Leave it off
+   * when the client is shared with other code.
+   * @default false
+   */
+  readonly ownsClient?: boolean;
+  /**
+   * Called with errors the client reports outside of a query (a pool's idle connection lost when
+   * the server restarts). The store listens for them, so that they do not end the process.
+   * @default ignore them (each failing query is still reported as StorageUnavailable)
+   */
+  readonly onClientError?: (error: unknown) => void;
+}
+
+/** The tables of the two record kinds the store writes. */
+const TABLES = { employees: 'employees', shifts: 'shifts' } as const;
+
+interface RecordRow {
+  readonly data: Record<string, unknown>;
+  readonly version: number;
+}
+
+interface WriteRow {
+  readonly data: Record<string, unknown> | null;
+  readonly version: number | null;
+  readonly found: boolean;
+  readonly current_external_id: string | null;
+}
+
+/** JSON columns arrive parsed from pg and PGlite; text from a client configured otherwise. */
+function json(value: unknown): Record<string, unknown> {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+}
+
+function withVersion<T>(row: RecordRow): T {
+  return { ...json(row.data), version: row.version } as T;
+}
+
+/** A record as stored in `data`: all of it but the version, which has its own column. */
+function dataOf<T extends StoredRecord>(record: T): string {
+  const { version: _version, ...data } = record;
+  return JSON.stringify(data);
+}
+
+/**
+ * The conditional write of one record and its events, in one statement: the update happens only
+ * at the version read (and with the record's external id unchanged), and the events are inserted
+ * only if it did. Under READ COMMITTED, a concurrent writer that won re-checks the version and
+ * matches nothing, so a lost race is a clean version conflict.
+ */
+function writeStatement(table: string): string {
+  return `
+WITH current AS (
+  SELECT external_id FROM ${table} WHERE restaurant_guid = $1 AND guid = $2
+), updated AS (
+  UPDATE ${table}
+  SET version = version + 1, deleted = $5, data = $6::jsonb
+  WHERE restaurant_guid = $1 AND guid = $2 AND version = $3 AND external_id IS NOT DISTINCT FROM $4
+  RETURNING data, version
+), recorded AS (
+  INSERT INTO outbox (event_id, type, restaurant_guid, subject_guid, occurred_at, request_id, payload)
+  SELECT (e ->> 'eventId')::uuid, e ->> 'type', (e ->> 'restaurantGuid')::uuid, $2,
+         (e ->> 'occurredAt')::timestamptz, e ->> 'requestId', e
+  FROM jsonb_array_elements($7::jsonb) AS e
+  WHERE EXISTS (SELECT 1 FROM updated)
+)
+SELECT (SELECT data FROM updated) AS data, (SELECT version FROM updated) AS version,
+       EXISTS (SELECT 1 FROM current) AS found,
+       (SELECT external_id FROM current) AS current_external_id`;
+}
+
+const WRITE_EMPLOYEE = writeStatement(TABLES.employees);
+const WRITE_SHIFT = writeStatement(TABLES.shifts);
+
+/**
+ * Creates the store for PostgreSQL over a client: a `pg.Pool` for a PostgreSQL server, shared by
+ * any number of processes, or a PGlite instance for an embedded database. Applies the schema
+ * migrations first (under an advisory lock, each once). Reads and writes name the restaurant;
+ * each change and its events are one conditional statement; any client failure (a lost
+ * connection, a stopped server) is `StorageUnavailable`, and the next query simply tries again.
+ *
+ * @param options - the client, and whether the store owns it
+ * @returns the store, once migrated; rejects if the migrations cannot be applied
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const store = await createPostgresStore({ client: new pg.Pool({ connectionString }), ownsClient: true });
+ * await store.seed(seed);
+ * ```
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<WorkforceStore> {
+  const { client } = options;
+  const events = client as Partial<{
+    on(event: 'error', listener: (error: unknown) => void): unknown;
+  }>;
+  if (typeof events.on === 'function') events.on('error', options.onClientError ?? (() => {}));
+  await migrate(client);
+
+  let closed = false;
+
+  /** One statement; a failure of the client, sync or async, is StorageUnavailable. */
+  function query<R>(
+    operation: string,
+    text: string,
+    params: unknown[] = [],
+  ): ResultAsync<R[], StorageError> {
+    if (closed) return errAsync(storageUnavailable(operation, 'store closed'));
+    return ResultAsync.fromThrowable(
+      () => client.query(text, params),
+      (cause) => storageUnavailable(operation, cause),
+    )().map(({ rows }) => rows as R[]);
+  }
+
+  function write<
+    T extends StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean },
+  >(
+    operation: string,
+    statement: string,
+    change: ConditionalWrite<T>,
+  ): ResultAsync<T, VersionConflict | StorageError> {
+    const { record, expectedVersion } = change;
+    return query<WriteRow>(operation, statement, [
+      record.restaurantGuid,
+      record.guid,
+      expectedVersion,
+      record.externalId ?? null,
+      record.deleted,
+      dataOf(record),
+      JSON.stringify(change.events),
+    ]).andThen(([row]): Result<T, VersionConflict | StorageError> => {
+      if (row?.data != null && row.version !== null)
+        return ok(withVersion<T>({ data: row.data, version: row.version }));
+      if (row?.found && row.current_external_id !== (record.externalId ?? null)) {
+        return err(storageUnavailable(operation, 'a write may not change the external id'));
+      }
+      return err(versionConflict(record.guid, expectedVersion));
+    });
+  }
+
+  const first = <T>(rows: RecordRow[]): T | null => {
+    const [row] = rows;
+    return row === undefined ? null : withVersion<T>(row);
+  };
+
+  return {
+    employees: {
+      findByGuid: (restaurantGuid: Guid, employeeGuid: Guid) =>
+        query<RecordRow>(
+          'employees.findByGuid',
+          'SELECT data, version FROM employees WHERE restaurant_guid = $1 AND guid = $2',
+          [restaurantGuid, employeeGuid],
+        ).map((rows) => first<Employee>(rows)),
+      write: (change) => write('employees.write', WRITE_EMPLOYEE, change),
+    },
+    shifts: {
+      find: (restaurantGuid: Guid, shiftId: ShiftIdentifier) =>
+        (shiftId.kind === 'guid'
+          ? query<RecordRow>(
+              'shifts.find',
+              'SELECT data, version FROM shifts WHERE restaurant_guid = $1 AND guid = $2',
+              [restaurantGuid, shiftId.guid],
+            )
+          : query<RecordRow>(
+              'shifts.find',
+              'SELECT data, version FROM shifts WHERE restaurant_guid = $1 AND external_id = $2',
+              [restaurantGuid, shiftId.externalId],
+            )
+        ).map((rows) => first<Shift>(rows)),
+      write: (change) => write('shifts.write', WRITE_SHIFT, change),
+    },
+    restaurants: {
+      findByGuid: (restaurantGuid: Guid) =>
+        query<{ data: unknown }>(
+          'restaurants.findByGuid',
+          'SELECT data FROM restaurants WHERE guid = $1',
+          [restaurantGuid],
+        ).map(([row]) => (row === undefined ? null : (json(row.data) as unknown as Restaurant))),
+    },
+    events: {
+      list: (restaurantGuid?: Guid) =>
+        (restaurantGuid === undefined
+          ? query<{ payload: unknown }>(
+              'events.list',
+              'SELECT payload FROM outbox ORDER BY position',
+            )
+          : query<{ payload: unknown }>(
+              'events.list',
+              'SELECT payload FROM outbox WHERE restaurant_guid = $1 ORDER BY position',
+              [restaurantGuid],
+            )
+        ).map((rows) => rows.map((row) => json(row.payload) as unknown as RecordedEvent)),
+    },
+    seed: (seed: Seed) =>
+      query<{ seeded: boolean }>('seed', 'SELECT workforce_kit_seed($1::jsonb) AS seeded', [
+        JSON.stringify({
+          restaurants: seed.restaurants,
+          employees: seed.employees,
+          shifts: seed.shifts,
+        }),
+      ]).map(([row]): SeedOutcome => ({ seeded: row?.seeded === true })),
+    ping: () => query('ping', 'SELECT 1').map(() => undefined),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (!options.ownsClient) return;
+      const owned = client as Partial<{ end(): Promise<void>; close(): Promise<void> }>;
+      await (owned.end?.() ?? owned.close?.());
+    },
+  };
+}

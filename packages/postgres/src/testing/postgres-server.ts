@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL server, for tests. */
+export interface PostgresServer {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (a fast shutdown: open connections are cut); the data stays. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+  /** Stops it and deletes its data. */
+  destroy(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** Where the PostgreSQL server binaries are (`pg_config --bindir`). */
+async function binDir(): Promise<string> {
+  try {
+    return (await run('pg_config', ['--bindir'])).stdout.trim();
+  } catch {
+    throw new Error(
+      'PostgreSQL server binaries not found (pg_config); install them: apt-get install -y postgresql',
+    );
+  }
+}
+
+/**
+ * Starts a throwaway PostgreSQL server on a free loopback port, its data in a temporary folder.
+ * It needs the server binaries (`pg_config --bindir`); as root it runs them as the `postgres`
+ * user, since PostgreSQL refuses to run as root. Durability is traded for speed (no fsync): for
+ * tests only.
+ *
+ * @example
+ * ```ts
+ * const server = await startPostgresServer();
+ * const pool = new pg.Pool({ connectionString: server.url });
+ * // …
+ * await server.destroy();
+ * ```
+ */
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const bin = await binDir();
+  const root = await mkdtemp(join(tmpdir(), 'workforce-kit-pg-'));
+  const data = join(root, 'data');
+  const sockets = join(root, 'sockets');
+  await mkdir(data);
+  await mkdir(sockets);
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    for (const path of [root, data, sockets]) await chown(path, Number(stdout), Number(gid));
+  }
+  await chmod(data, 0o700);
+  const asPostgres = (command: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args])
+      : run(join(bin, command), args);
+
+  await asPostgres('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+  ]);
+  const port = await freePort();
+  const options = [
+    `-p ${port}`,
+    `-k ${sockets}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=200',
+  ].join(' ');
+  const start = async () => {
+    await asPostgres('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(root, 'postgres.log'),
+      '-o',
+      options,
+      '-w',
+      'start',
+    ]);
+  };
+  const stop = async () => {
+    await asPostgres('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  };
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    start,
+    stop,
+    async destroy() {
+      await stop().catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}

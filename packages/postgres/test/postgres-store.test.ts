@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { unarchiveEmployee } from '@workforce-kit/core';
+import { anArchivedEmployee, aRestaurant, aSeed } from '@workforce-kit/core/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ADVISORY_LOCK_KEY, createPostgresStore, loadMigrations, migrate } from '../src/index.js';
+import { type PostgresServer, startPostgresServer } from '../src/testing/index.js';
+
+const serverUrl = inject('databaseUrl');
+
+/** A new, empty database on the test server, and its URL. */
+async function freshDatabase(): Promise<string> {
+  const name = `wk_${randomUUID().replaceAll('-', '')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+describe('migrations', () => {
+  it('are versioned files applied in order, once, however often migrate runs', async () => {
+    const pool = new pg.Pool({ connectionString: await freshDatabase() });
+    try {
+      await migrate(pool);
+      await migrate(pool);
+      const { rows } = await pool.query(
+        'SELECT version, name FROM workforce_kit_migrations ORDER BY version',
+      );
+      const files = await loadMigrations();
+      expect(rows).toEqual(files.map(({ version, name }) => ({ version, name })));
+      expect(files.map((file) => file.version)).toEqual(files.map((_, i) => i + 1));
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('apply once when eight processes start at the same time', async () => {
+    const url = await freshDatabase();
+    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+    try {
+      await Promise.all(pools.map((pool) => migrate(pool)));
+      const { rows } = await (pools[0] as pg.Pool).query(
+        'SELECT version, count(*)::int AS times FROM workforce_kit_migrations GROUP BY version ORDER BY version',
+      );
+      expect(rows.every((row: { times: number }) => row.times === 1)).toBe(true);
+      expect(rows).toHaveLength((await loadMigrations()).length);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('and seeding share one advisory lock key', async () => {
+    const files = await loadMigrations();
+    const seedFunction = files.find((file) => file.sql.includes('workforce_kit_seed'));
+    expect(seedFunction?.sql).toContain(`pg_advisory_xact_lock(${ADVISORY_LOCK_KEY})`);
+  });
+});
+
+describe('seeding', () => {
+  it('loads once when four processes seed an empty database at the same time', async () => {
+    const url = await freshDatabase();
+    const restaurant = aRestaurant();
+    const seed = aSeed({
+      restaurants: [restaurant],
+      employees: [anArchivedEmployee(restaurant.guid)],
+    });
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        createPostgresStore({
+          client: new pg.Pool({ connectionString: url, max: 1 }),
+          ownsClient: true,
+        }),
+      ),
+    );
+    try {
+      const outcomes = await Promise.all(stores.map((store) => store.seed(seed)));
+      expect(
+        outcomes.map((outcome) => outcome._unsafeUnwrap().seeded).filter(Boolean),
+      ).toHaveLength(1);
+      const pool = new pg.Pool({ connectionString: url });
+      const { rows } = await pool.query('SELECT count(*)::int AS employees FROM employees');
+      await pool.end();
+      expect(rows[0]).toEqual({ employees: 1 });
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
+
+describe('PGlite on disk', () => {
+  it('keeps the data across restarts', async () => {
+    const dir = `/tmp/workforce-kit-pglite-${randomUUID()}`;
+    const restaurant = aRestaurant();
+    const employee = anArchivedEmployee(restaurant.guid);
+    const first = await createPostgresStore({ client: await PGlite.create(dir), ownsClient: true });
+    await first.seed(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    const deps = {
+      employees: first.employees,
+      clock: { now: () => new Date() },
+      ids: { newId: randomUUID },
+    };
+    await unarchiveEmployee(deps, {
+      restaurantContext: restaurant.guid,
+      employeeId: employee.guid,
+      requestId: 'r',
+    });
+    await first.close();
+
+    const second = await createPostgresStore({
+      client: await PGlite.create(dir),
+      ownsClient: true,
+    });
+    try {
+      expect((await second.seed(aSeed({ restaurants: [aRestaurant()] })))._unsafeUnwrap()).toEqual({
+        seeded: false,
+      });
+      const stored = (
+        await second.employees.findByGuid(restaurant.guid, employee.guid)
+      )._unsafeUnwrap();
+      expect(stored).toMatchObject({ deleted: false, version: 2 });
+      expect((await second.events.list())._unsafeUnwrap()).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('a PostgreSQL server that stops', () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  });
+  afterAll(async () => {
+    await server.destroy();
+  });
+
+  it('makes calls fail with StorageUnavailable, quickly and without throwing, and recovers when back', async () => {
+    const errors: unknown[] = [];
+    const pool = new pg.Pool({
+      connectionString: server.url,
+      max: 4,
+      connectionTimeoutMillis: 2000,
+    });
+    const store = await createPostgresStore({
+      client: pool,
+      ownsClient: true,
+      onClientError: (e) => errors.push(e),
+    });
+    const restaurant = aRestaurant();
+    const employee = anArchivedEmployee(restaurant.guid);
+    await store.seed(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    // Warm the pool, so that it holds connections the stop will cut.
+    await Promise.all([1, 2, 3, 4].map(() => store.ping()));
+
+    await server.stop();
+    const started = Date.now();
+    const down = await Promise.all([
+      store.ping(),
+      store.employees.findByGuid(restaurant.guid, employee.guid),
+      unarchiveEmployee(
+        {
+          employees: store.employees,
+          clock: { now: () => new Date() },
+          ids: { newId: randomUUID },
+        },
+        {
+          restaurantContext: restaurant.guid,
+          employeeId: employee.guid,
+          requestId: 'during-outage',
+        },
+      ),
+    ]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    for (const result of down) expect(result._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+
+    await server.start();
+    let back = await store.ping();
+    for (let i = 0; i < 20 && back.isErr(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      back = await store.ping();
+    }
+    expect(back.isOk()).toBe(true);
+    // Nothing of the failed unarchive was written: the employee is archived, no event exists.
+    expect(
+      (await store.employees.findByGuid(restaurant.guid, employee.guid))._unsafeUnwrap()?.deleted,
+    ).toBe(true);
+    expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
+    await store.close();
+  }, 60_000);
+});
