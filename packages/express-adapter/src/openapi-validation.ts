@@ -12,12 +12,19 @@
  * So the router drives the validator's own parts: its `RequestValidator` compiles each
  * operation's parameter and body schemas, with its ajv configuration (formats, coercion), at
  * start-up; the compiled functions are then called per request, with the query rules of its
- * per-route middleware (no unknown or empty parameters). Its parameter deserialization is left
- * out: every parameter of this spec is a plain value (simple path and header strings, one
- * boolean form query), for which that step is the identity. A property test holds this equal to
- * the validator's own middleware on generated requests. Responses are validated by its
- * `ResponseValidator`, unchanged. These classes are not its documented API, so the version is
- * pinned exactly, and a change in them fails at start-up, not silently.
+ * per-route middleware (no unknown or empty parameters). Its parameter deserialization step is
+ * left out. For this spec's path and header parameters (plain strings) that step is the
+ * identity; for query strings it is not, and the difference is deliberate:
+ * - it rewrites names with brackets (`foo[bar]` becomes `foo`) and drops names that start with
+ *   one (`[a]=1` then passes as if absent); here every such name is an unknown parameter, a 400,
+ *   as the spec says of unknown parameters;
+ * - it refuses unencoded reserved characters in `includeArchived` first; here the same value is
+ *   refused by the boolean type instead (the decision is the same, the reported input may differ
+ *   when another input is also bad).
+ * A property test (test/validation-agreement.test.ts) holds the two decisions equal on generated
+ * requests, these cases apart. Responses are validated by its `ResponseValidator`, unchanged.
+ * These classes are not its documented API, so the version is pinned exactly, and a change in
+ * them fails at start-up, not silently.
  */
 import type { OpenApiDocument } from '@workforce-kit/types';
 import type { Request, RequestHandler, Response } from 'express';
