@@ -40,9 +40,9 @@ import {
   restaurantArb,
   shiftArb,
 } from '@workforce-kit/core/testing';
+import type { RouterStore } from '@workforce-kit/express-adapter';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouterStore } from '../../packages/express-adapter/src/index.js';
 import { testApp, tokenFor } from '../../packages/express-adapter/test/harness.js';
 
 const RUNS = 300;

@@ -583,5 +583,10 @@ function problemOf(error: unknown) {
       detail: 'Content-Type must be application/json.',
     };
   }
+  if (status === 400) {
+    // The body parser's other refusals (a body that its Content-Encoding does not decode, a
+    // stream cut short): the body cannot be read as JSON.
+    return { code: 'MALFORMED_JSON' as const, detail: 'The request body cannot be read as JSON.' };
+  }
   return undefined;
 }

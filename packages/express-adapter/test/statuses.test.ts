@@ -162,6 +162,21 @@ describe('every status of every operation', () => {
       expectProblem('unarchiveEmployee', res, 400, 'MALFORMED_JSON');
     });
 
+    it('400 MALFORMED_JSON: a body its Content-Encoding does not decode (not a 500)', async () => {
+      const stored = () => t.store.employees.findByGuid(w.restaurant.guid, w.archivedEmployee.guid);
+      const before = (await stored())._unsafeUnwrap();
+      for (const encoding of ['gzip', 'deflate', 'br', 'GZIP']) {
+        const res = await send({
+          operation: 'unarchiveEmployee',
+          path: path(w.archivedEmployee.guid),
+          headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+          body: '{}',
+        });
+        expectProblem('unarchiveEmployee', res, 400, 'MALFORMED_JSON');
+      }
+      expect((await stored())._unsafeUnwrap()).toEqual(before);
+    });
+
     it('401 INVALID_TOKEN: no token, or an expired one, with the Bearer challenge', async () => {
       const expired = await tokenFor(
         [w.restaurant.guid],
