@@ -8,14 +8,12 @@ import {
   type Employee,
   getRestaurant,
   type IdSource,
-  isGuid,
   type RecordedEvent,
   type Restaurant,
   type Shift,
   unarchiveEmployee,
 } from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
-import contentType from 'content-type';
 import express, {
   type NextFunction,
   type Request,
@@ -25,7 +23,8 @@ import express, {
 } from 'express';
 import type { ResultAsync } from 'neverthrow';
 import { pino } from 'pino';
-import { bearerToken, challenge } from './auth/bearer.js';
+import { authenticate, permitRestaurant } from './auth/authenticate.js';
+import { compose } from './compose.js';
 import {
   compileValidation,
   type NormalizedContentType,
@@ -38,11 +37,15 @@ import {
   readOperations,
 } from './operations.js';
 import { DEFAULTS, type RouterOptions } from './options.js';
-import { type ProblemCode, type ProblemFieldError, sendProblem } from './problem-details.js';
+import { problemOf } from './parser-errors.js';
+import { decodeParams } from './path-params.js';
+import { sendProblem } from './problem-details.js';
 import { createRateLimiter } from './rate-limit.js';
+import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { initRequestState, RequestState, requestState } from './request-state.js';
-import { fieldMessage, RETRY_AFTER_SECONDS, toProblem } from './to-problem.js';
+import { contextOf } from './restaurant-context.js';
+import { RETRY_AFTER_SECONDS, toProblem } from './to-problem.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';
 
 /** The router of {@link createRouter}: an Express router, and when it is ready to validate. */
@@ -51,7 +54,6 @@ export type WorkforceRouter = Router & {
   readonly ready: Promise<void>;
 };
 
-const RESTAURANT_HEADER = 'platform-restaurant-external-id';
 /** An incoming X-Request-Id is kept when it is printable ASCII of at most 128 characters. */
 const SANE_REQUEST_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
 
@@ -76,33 +78,6 @@ interface Handler<T = never> {
 /** Keeps the value type of a handler's two halves together. */
 const handler = <T>(run: Handler<T>['run'], respond: Handler<T>['respond']): Handler<unknown> =>
   ({ run, respond }) as Handler<unknown>;
-
-/** Runs middlewares in order, as Express does, and hands an error or the end to `done`. */
-function compose(
-  middlewares: readonly RequestHandler[],
-): (req: Request, res: Response, done: NextFunction) => void {
-  return (req, res, done) => {
-    let index = 0;
-    const next = (error?: unknown): void => {
-      if (error !== undefined && error !== null && error !== 'route') {
-        done(error);
-        return;
-      }
-      const middleware = middlewares[index++];
-      if (middleware === undefined) {
-        done();
-        return;
-      }
-      try {
-        const pending: unknown = middleware(req, res, next);
-        if (pending instanceof Promise) pending.catch(next);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    next();
-  };
-}
 
 /**
  * Creates the Express router of the workforce-kit API: the operations of `openapi/openapi.yaml`
@@ -160,15 +135,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   );
 
   const limiters = options.rateLimit === false ? [] : [createRateLimiter(options.rateLimit ?? {})];
-  const parseJson = express.json({
-    limit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
-    strict: false,
-  });
-  /** The JSON body parser, which an empty body (most unarchive requests) does not need. */
-  const jsonBody: RequestHandler = (req, res, next) => {
-    if (req.headers['content-length'] === '0') next();
-    else parseJson(req, res, next);
-  };
+  const parseBody = jsonBody(options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
 
   const employeeBody = ({ record, events }: Committed<Employee>): Success => ({
     body: toEmployeeBody(record),
@@ -221,102 +188,6 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       .then(() => onEvent(event))
       .catch((error: unknown) => state.log.error({ err: error, event }, 'onEvent failed'));
   }
-
-  const authenticate =
-    (scope: string): RequestHandler =>
-    (req, res, next) => {
-      const state = requestState(res);
-      const token = bearerToken(req.headers.authorization);
-      if (token === undefined) {
-        sendProblem(res, state.requestId, invalidToken('The request has no bearer token'));
-        return;
-      }
-      options.auth.verify(token).then(
-        (result) => {
-          if (result.isErr()) {
-            const failure = result.error;
-            if (failure.type === 'TokenRejected') {
-              sendProblem(res, state.requestId, invalidToken(failure.description));
-            } else {
-              state.log.error({ err: failure.cause }, 'token verification unavailable');
-              sendProblem(res, state.requestId, {
-                code: 'AUTH_UNAVAILABLE',
-                detail: 'The access token cannot be verified right now. Retry later.',
-                headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-              });
-            }
-            return;
-          }
-          const principal = result.value;
-          if (!principal.scopes.has(scope)) {
-            sendProblem(res, state.requestId, {
-              code: 'INSUFFICIENT_SCOPE',
-              detail: `This operation needs the scope ${scope}.`,
-              headers: {
-                'WWW-Authenticate': challenge(
-                  'insufficient_scope',
-                  `The operation needs ${scope}`,
-                  scope,
-                ),
-              },
-            });
-            return;
-          }
-          state.principal = principal;
-          next();
-        },
-        (error: unknown) => next(error),
-      );
-    };
-
-  /** 403 when the token may not act for the context restaurant; its key for the rate limits. */
-  const permitRestaurant: RequestHandler = (req, res, next) => {
-    const state = requestState(res);
-    const context = req.headers[RESTAURANT_HEADER];
-    if (typeof context === 'string' && isGuid(context)) {
-      const guid = context.toLowerCase();
-      const restaurants = state.principal?.restaurants;
-      if (restaurants !== 'all' && !restaurants?.has(guid)) {
-        sendProblem(res, state.requestId, {
-          code: 'RESTAURANT_NOT_PERMITTED',
-          detail: `The access token may not act for restaurant ${guid}.`,
-          headers: {
-            'WWW-Authenticate': challenge(
-              'insufficient_scope',
-              'The token may not act for this restaurant',
-            ),
-          },
-        });
-        return;
-      }
-      state.rateLimitKey = `restaurant:${guid}`;
-    }
-    next();
-  };
-
-  /**
-   * An operation with a body accepts `application/json` only (415 otherwise); the header is then
-   * normalized, so the validator compiles one validator per operation, whatever clients send. An
-   * operation without a body never reads one, and its Content-Type is ignored.
-   */
-  const mediaType =
-    (operation: OperationSpec): RequestHandler =>
-    (req, res, next) => {
-      if (!operation.hasBody) {
-        delete req.headers['content-type'];
-        next();
-        return;
-      }
-      if (!isJson(req.headers['content-type'])) {
-        sendProblem(res, requestState(res).requestId, {
-          code: 'UNSUPPORTED_MEDIA_TYPE',
-          detail: 'Content-Type must be application/json.',
-        });
-        return;
-      }
-      req.headers['content-type'] = 'application/json';
-      next();
-    };
 
   const validateAndHandle = (operation: OperationSpec): RequestHandler => {
     const key = `${operation.method} ${operation.path}`;
@@ -388,12 +259,12 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   const chains = new Map(
     operations.map((operation) => {
       const steps = [
-        authenticate(operation.scope),
+        authenticate(options.auth, operation.scope),
         permitRestaurant,
         ...limiters,
         mediaType(operation),
       ];
-      if (operation.hasBody) steps.push(jsonBody);
+      if (operation.hasBody) steps.push(parseBody);
       return [operation.id, compose([...steps, validateAndHandle(operation)])];
     }),
   );
@@ -482,111 +353,4 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   });
 
   return Object.assign(router, { ready: compiled }) as WorkforceRouter;
-}
-
-function contextOf(req: Request): string {
-  const value = req.headers[RESTAURANT_HEADER];
-  return typeof value === 'string' ? value : '';
-}
-
-function invalidToken(description: string) {
-  return {
-    code: 'INVALID_TOKEN' as const,
-    detail: `${description}.`,
-    headers: { 'WWW-Authenticate': challenge('invalid_token', description) },
-  };
-}
-
-function isJson(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  try {
-    const parsed = contentType.parse(header);
-    const charset = parsed.parameters.charset?.toLowerCase();
-    return parsed.type === 'application/json' && (charset === undefined || charset === 'utf-8');
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Percent-decodes the path parameters. A value that does not decode is a malformed input (400),
- * but for a parameter the spec leaves unconstrained (`restaurantGUID`: any string, and anything
- * that is not a GUID is simply not found), which keeps its raw value.
- */
-function decodeParams(
-  raw: Readonly<Record<string, string>>,
-  operation: OperationSpec,
-):
-  | { values: Record<string, string> }
-  | { error: { code: ProblemCode; detail: string; errors: ProblemFieldError[] } } {
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    try {
-      values[name] = value.includes('%') ? decodeURIComponent(value) : value;
-    } catch {
-      if (operation.unconstrainedParams.has(name)) {
-        values[name] = value;
-        continue;
-      }
-      return {
-        error: {
-          code: 'VALIDATION_FAILED',
-          detail: 'The request has 1 invalid input.',
-          errors: [{ path: `/params/${name}`, message: 'is not valid percent-encoding' }],
-        },
-      };
-    }
-  }
-  return { values };
-}
-
-interface HttpError {
-  readonly status?: number;
-  readonly type?: string;
-  readonly errors?: readonly { readonly path?: string; readonly message?: string }[];
-}
-
-/** The problem of an error thrown by the body parser or the validator; `undefined` for the rest (500). */
-function problemOf(error: unknown) {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { status, type, errors } = error as HttpError;
-  switch (type) {
-    case 'entity.parse.failed':
-      return { code: 'MALFORMED_JSON' as const, detail: 'The request body is not valid JSON.' };
-    case 'entity.too.large':
-      return { code: 'PAYLOAD_TOO_LARGE' as const, detail: 'The request body is too large.' };
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return {
-        code: 'UNSUPPORTED_MEDIA_TYPE' as const,
-        detail: 'The body encoding is not supported.',
-      };
-    default:
-      break;
-  }
-  if (status === 400 && Array.isArray(errors)) {
-    const fields = errors.map(({ path = '', message = 'is invalid' }) => {
-      const pointer = path.startsWith('/')
-        ? path
-        : `/${path.replace(/^\./, '').replaceAll('.', '/')}`;
-      return { path: pointer, message: fieldMessage(pointer) ?? message };
-    });
-    return {
-      code: 'VALIDATION_FAILED' as const,
-      detail: `The request has ${fields.length} invalid input${fields.length === 1 ? '' : 's'}.`,
-      errors: fields,
-    };
-  }
-  if (status === 415) {
-    return {
-      code: 'UNSUPPORTED_MEDIA_TYPE' as const,
-      detail: 'Content-Type must be application/json.',
-    };
-  }
-  if (status === 400) {
-    // The body parser's other refusals (a body that its Content-Encoding does not decode, a
-    // stream cut short): the body cannot be read as JSON.
-    return { code: 'MALFORMED_JSON' as const, detail: 'The request body cannot be read as JSON.' };
-  }
-  return undefined;
 }
