@@ -5,14 +5,12 @@
 // when there is one), the load generator on another; bare and each full mode alternate over
 // rounds, and medians are reported. Results: stdout tables and .bench-results/http.json.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import autocannon, { type Request as CannonRequest, type Result } from 'autocannon';
 import { SignJWT } from 'jose';
-import pg from 'pg';
 import { BENCH_SECRET, EMPLOYEES, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,18 +37,6 @@ const LABELS: Record<Mode, string> = {
 
 let database: PostgresServer | undefined;
 
-/** A new, empty database on the bench's PostgreSQL server. */
-async function freshDatabase(server: PostgresServer): Promise<string> {
-  const name = `bench_${randomUUID().replaceAll('-', '')}`;
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(server.url);
-  url.pathname = `/${name}`;
-  return url.href;
-}
-
 interface Target {
   readonly port: number;
   stop(): Promise<void>;
@@ -60,7 +46,7 @@ async function startServer(mode: Mode): Promise<Target> {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   if (mode === 'full-postgres') {
     database ??= await startPostgresServer();
-    env.DATABASE_URL = await freshDatabase(database);
+    env.DATABASE_URL = await database.createDatabase();
   }
   const pin = pinned ? ['taskset', '-c', '0'] : [];
   const [command = 'node', ...args] = [

@@ -14,7 +14,7 @@ import {
   type WorkforceStore,
 } from '@workforce-kit/core';
 import { createPostgresStore } from '@workforce-kit/postgres';
-import { startPostgresServer } from '@workforce-kit/postgres/testing';
+import { createDatabase, startPostgresServer } from '@workforce-kit/postgres/testing';
 import type { ResultAsync } from 'neverthrow';
 import pg from 'pg';
 
@@ -23,17 +23,6 @@ const OPERATIONS = Number(process.env.SCALE_OPERATIONS ?? 2000);
 
 const server = process.env.DATABASE_URL === undefined ? await startPostgresServer() : undefined;
 const serverUrl = process.env.DATABASE_URL ?? server?.url ?? '';
-
-async function freshDatabase(): Promise<string> {
-  const name = `scale_${randomUUID().replaceAll('-', '')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.href;
-}
 
 /** Deterministic GUIDs from numbers: md5 in SQL, the same md5 here. */
 const guidSql = (expression: string) => `md5(${expression})::uuid`;
@@ -95,7 +84,7 @@ async function timed(
 const rows: { size: number; operation: string; p50Ms: number; p99Ms: number }[] = [];
 try {
   for (const size of SIZES) {
-    const url = await freshDatabase();
+    const url = await createDatabase(serverUrl);
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     const store: WorkforceStore = await createPostgresStore({ client: pool });
     const seeded = performance.now();

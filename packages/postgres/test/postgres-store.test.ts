@@ -5,21 +5,12 @@ import { anArchivedEmployee, aRestaurant, aSeed } from '@workforce-kit/core/test
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADVISORY_LOCK_KEY, createPostgresStore, loadMigrations, migrate } from '../src/index.js';
-import { type PostgresServer, startPostgresServer } from '../src/testing/index.js';
+import { createDatabase, type PostgresServer, startPostgresServer } from '../src/testing/index.js';
 
 const serverUrl = inject('databaseUrl');
 
 /** A new, empty database on the test server, and its URL. */
-async function freshDatabase(): Promise<string> {
-  const name = `wk_${randomUUID().replaceAll('-', '')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.href;
-}
+const freshDatabase = () => createDatabase(serverUrl);
 
 describe('migrations', () => {
   it('are versioned files applied in order, once, however often migrate runs', async () => {

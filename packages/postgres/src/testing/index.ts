@@ -1,6 +1,7 @@
 /**
- * Test support of the PostgreSQL store: a throwaway PostgreSQL server.
+ * Test support of the PostgreSQL store: a throwaway PostgreSQL server, and empty databases on a
+ * server. Needs `pg`.
  *
  * @packageDocumentation
  */
-export { type PostgresServer, startPostgresServer } from './postgres-server.js';
+export { createDatabase, type PostgresServer, startPostgresServer } from './postgres-server.js';

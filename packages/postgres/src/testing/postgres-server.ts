@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 
@@ -18,6 +20,26 @@ export interface PostgresServer {
   start(): Promise<void>;
   /** Stops it and deletes its data. */
   destroy(): Promise<void>;
+  /** Creates a new, empty database on it; its URL. */
+  createDatabase(): Promise<string>;
+}
+
+/**
+ * Creates a new, empty database (a random name) on the server at `serverUrl`, through its
+ * `postgres` database, and returns the new database's URL.
+ */
+export async function createDatabase(serverUrl: string): Promise<string> {
+  const name = `workforce_kit_${randomUUID().replaceAll('-', '')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 function freePort(): Promise<number> {
@@ -115,11 +137,13 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     await asPostgres('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
   };
   await start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     port,
     start,
     stop,
+    createDatabase: () => createDatabase(url),
     async destroy() {
       await stop().catch(() => undefined);
       await rm(root, { recursive: true, force: true });
