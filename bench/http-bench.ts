@@ -20,6 +20,11 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The stores the full stack runs over, besides memory. */
 const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').filter(Boolean);
+for (const store of STORES) {
+  if (store !== 'pglite' && store !== 'postgres') {
+    throw new Error(`BENCH_STORES: unknown store "${store}" (known: pglite, postgres)`);
+  }
+}
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const pinned = availableParallelism() > 1 && spawnSync('taskset', ['--version']).status === 0;
