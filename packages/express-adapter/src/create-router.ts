@@ -39,7 +39,7 @@ import {
 import { DEFAULTS, type RouterOptions } from './options.js';
 import { problemOf } from './parser-errors.js';
 import { decodeParams } from './path-params.js';
-import { sendProblem } from './problem-details.js';
+import { sendJson, sendProblem } from './problem-details.js';
 import { createRateLimiter } from './rate-limit.js';
 import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
@@ -212,9 +212,13 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         next(failure);
         return;
       }
-      const respond = () => handle(operation, params.values, query, req, res, next);
-      if (validator.validateResponse === undefined) respond();
-      else validator.validateResponse(req, res, respond);
+      if (validator.validateResponse === undefined) {
+        handle(operation, params.values, query, req, res, next, false);
+      } else {
+        validator.validateResponse(req, res, () =>
+          handle(operation, params.values, query, req, res, next, true),
+        );
+      }
     };
     return (req, res, next) => {
       if (validators !== undefined) run(req, res, next);
@@ -222,7 +226,10 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     };
   };
 
-  /** Runs the use case and answers; `then` on the ResultAsync, not `await`: one hop fewer. */
+  /**
+   * Runs the use case and answers; `then` on the ResultAsync, not `await`: one hop fewer.
+   * `checked`: the response validator hooks `res.json`, so the body must go through it.
+   */
   function handle(
     operation: OperationSpec,
     params: Readonly<Record<string, string>>,
@@ -230,6 +237,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     req: Request,
     res: Response,
     next: NextFunction,
+    checked: boolean,
   ): void {
     const state = requestState(res);
     const { run, respond } = handlers[operation.id];
@@ -251,7 +259,8 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       const { body, events } = respond(result.value);
       for (const event of events) emit(event, state);
       if (res.headersSent) return;
-      res.json(body);
+      if (checked) res.json(body);
+      else sendJson(res, body);
       state.finish();
     }, next);
   }

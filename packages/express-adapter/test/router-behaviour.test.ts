@@ -373,6 +373,78 @@ describe('HEAD on the restaurant path', () => {
   });
 });
 
+describe('a 200 without response validation (the default)', () => {
+  /** Two apps over equal stores: one checks its responses (and so answers through res.json). */
+  const pair = once(async () => {
+    const world = aWorld();
+    const restaurant = {
+      ...world.restaurant,
+      general: { ...world.restaurant.general, name: 'Café Ünïcode 🍕 厨房' },
+    };
+    const unicodeWorld = {
+      ...world,
+      restaurant,
+      seed: { ...world.seed, restaurants: [restaurant, world.other, world.archivedRestaurant] },
+    };
+    return {
+      world: unicodeWorld,
+      checked: await testApp({ validateResponses: true }, unicodeWorld),
+      unchecked: await testApp({ validateResponses: false }, unicodeWorld),
+    };
+  });
+
+  it('answers GET as the checked path does, with the byte length of a non-ASCII body', async () => {
+    const { world, checked, unchecked } = await pair();
+    const token = await tokenFor([world.restaurant.guid]);
+    const get = (app: express.Express) =>
+      request(app)
+        .get(restaurantPath(world))
+        .set('Authorization', `Bearer ${token}`)
+        .set(CONTEXT, world.restaurant.guid);
+    const [viaJson, direct] = [await get(checked.app), await get(unchecked.app)];
+    expect(direct.status).toBe(200);
+    expect(direct.headers['content-type']).toBe(viaJson.headers['content-type']);
+    expect(direct.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(direct.text).toBe(viaJson.text);
+    expect(direct.body.general.name).toBe('Café Ünïcode 🍕 厨房');
+    expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.text));
+    expect(direct.headers['x-request-id']).toMatch(UUID);
+    expect(direct.headers['ratelimit-remaining']).toBeDefined();
+    // No body hash per response, and so no 304 the spec does not document.
+    expect(direct.headers.etag).toBeUndefined();
+    const revalidated = await get(unchecked.app).set('If-None-Match', '*');
+    expect(revalidated.status).toBe(200);
+  });
+
+  it('answers HEAD with the length of the GET body and no body', async () => {
+    const { world, unchecked } = await pair();
+    const token = await tokenFor([world.restaurant.guid]);
+    const head = await request(unchecked.app)
+      .head(restaurantPath(world))
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, world.restaurant.guid);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.text).toBeFalsy();
+  });
+
+  it('answers a change with the changed record', async () => {
+    const { world, unchecked } = await pair();
+    const token = await tokenFor([world.restaurant.guid]);
+    const res = await request(unchecked.app)
+      .put(unarchivePath(world.archivedEmployee.guid))
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, world.restaurant.guid)
+      .set('Content-Type', 'application/json')
+      .send('{}');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toMatchObject({ guid: world.archivedEmployee.guid, deleted: false });
+    expect(unchecked.store.recordedEvents()).toHaveLength(1);
+  });
+});
+
 describe('the order of the checks', () => {
   const orderApp = shared();
 
