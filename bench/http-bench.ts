@@ -2,8 +2,9 @@
 // answering the same body, measured in the same run, for getRestaurant and an archive/unarchive
 // cycle. The full stack runs over the memory store, and (BENCH_STORES) over PGlite and over a
 // PostgreSQL server the bench starts itself. The server under test runs on one core (taskset,
-// when there is one), the load generator on another; bare and each full mode alternate over
-// rounds, and medians are reported. Results: stdout tables and .bench-results/http.json.
+// when there is one), the load generator on another; each full mode runs in pairs with a bare
+// run beside it, over rounds, and the medians of the pairs' ratios are reported. Results: stdout
+// tables and .bench-results/http.json.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -198,35 +199,59 @@ const token = await new SignJWT({
 
 const runs: Measurement[] = [];
 const summary: Record<string, unknown>[] = [];
+/** The full-stack modes; each is measured in pairs with a bare run next to it. */
+const FULL_MODES = MODES.filter((mode) => mode !== 'bare');
+
+async function measureChecked(scenario: Scenario, mode: Mode): Promise<Measurement> {
+  const measurement = await measure(scenario, mode, token);
+  runs.push(measurement);
+  if (measurement.non2xx > 0 || measurement.errors > 0) {
+    console.error(
+      `${scenario.name} (${mode}): ${measurement.non2xx} non-2xx responses and ${measurement.errors} errors (status codes: ${JSON.stringify(measurement.statusCodes)})`,
+    );
+    process.exitCode = 1;
+  }
+  return measurement;
+}
+
 try {
   for (const scenario of scenarios) {
-    const rounds: Record<Mode, Measurement>[] = [];
+    // Each full mode is measured right next to a bare run (bare first in even rounds, second in
+    // odd ones), and its ratio is taken within the pair: the VM's speed drifts over minutes, and
+    // a ratio of runs far apart would measure the drift.
+    const pairs = new Map<Mode, { bare: Measurement; full: Measurement }[]>(
+      FULL_MODES.map((mode) => [mode, []]),
+    );
     for (let round = 0; round < ROUNDS; round++) {
-      const order = [...MODES.slice(round % MODES.length), ...MODES.slice(0, round % MODES.length)];
-      const measured = {} as Record<Mode, Measurement>;
-      for (const mode of order) {
-        const measurement = await measure(scenario, mode, token);
-        measured[mode] = measurement;
-        runs.push(measurement);
-        if (measurement.non2xx > 0 || measurement.errors > 0) {
-          console.error(
-            `${scenario.name} (${mode}): ${measurement.non2xx} non-2xx responses and ${measurement.errors} errors (status codes: ${JSON.stringify(measurement.statusCodes)})`,
-          );
-          process.exitCode = 1;
-        }
+      const shift = round % FULL_MODES.length;
+      for (const mode of [...FULL_MODES.slice(shift), ...FULL_MODES.slice(0, shift)]) {
+        const first = await measureChecked(scenario, round % 2 === 0 ? 'bare' : mode);
+        const second = await measureChecked(scenario, round % 2 === 0 ? mode : 'bare');
+        const [bare, full] = round % 2 === 0 ? [first, second] : [second, first];
+        pairs.get(mode)?.push({ bare, full });
       }
-      rounds.push(measured);
     }
-    for (const mode of MODES) {
-      const pick = (f: (round: Record<Mode, Measurement>) => number) => median(rounds.map(f));
+    const bareRuns = [...pairs.values()].flat().map((pair) => pair.bare);
+    summary.push({
+      scenario: scenario.name,
+      mode: 'bare',
+      requestsPerSecond: median(bareRuns.map((run) => run.requestsPerSecond)),
+      ratio: 1,
+      p50Ms: median(bareRuns.map((run) => run.p50Ms)),
+      p99Ms: median(bareRuns.map((run) => run.p99Ms)),
+      p99Ratio: 1,
+    });
+    for (const [mode, measured] of pairs) {
+      const pick = (f: (pair: { bare: Measurement; full: Measurement }) => number) =>
+        median(measured.map(f));
       summary.push({
         scenario: scenario.name,
         mode,
-        requestsPerSecond: pick((r) => r[mode].requestsPerSecond),
-        ratio: pick((r) => r[mode].requestsPerSecond / r.bare.requestsPerSecond),
-        p50Ms: pick((r) => r[mode].p50Ms),
-        p99Ms: pick((r) => r[mode].p99Ms),
-        p99Ratio: pick((r) => r[mode].p99Ms / r.bare.p99Ms),
+        requestsPerSecond: pick(({ full }) => full.requestsPerSecond),
+        ratio: pick(({ bare, full }) => full.requestsPerSecond / bare.requestsPerSecond),
+        p50Ms: pick(({ full }) => full.p50Ms),
+        p99Ms: pick(({ full }) => full.p99Ms),
+        p99Ratio: pick(({ bare, full }) => full.p99Ms / bare.p99Ms),
       });
     }
   }
@@ -238,7 +263,7 @@ const placement = pinned
   ? 'server on core 0, load generator on core 1'
   : 'no CPU pinning (taskset missing or one core)';
 console.log(
-  `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds (medians); ${placement}.\n`,
+  `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds of a bare and a full run side by side per store (medians; × bare within each pair); ${placement}.\n`,
 );
 console.log('| scenario | store | req/s | × bare | p50 / p99 ms | p99 × bare |');
 console.log('|---|---|---|---|---|---|');
