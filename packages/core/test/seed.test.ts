@@ -732,6 +732,13 @@ const refusals: readonly RefusalCase[] = [
     field: 'schedules.daySchedules.weekday.openTime',
     message: /HH:mm:ss\.SSS/,
   },
+  ...(['a list', ['weekday'], null, 'weekday'] as const).map((value) => ({
+    name: `daySchedules that is ${JSON.stringify(value)}, not an object`,
+    json: seedWithRestaurant({ schedules: { daySchedules: value } }),
+    entry: `restaurants[0] (${R1})`,
+    field: 'schedules.daySchedules',
+    message: /must be an object of day schedules/,
+  })),
   {
     name: 'a daySchedules identifier that is not a string',
     json: seedWithRestaurant({ schedules: { daySchedules: { identifier: 7 } } }),
