@@ -6,9 +6,7 @@
 // carries; a missing required header 400. The operations, their parameters, responses, headers,
 // schemas, codes and scopes are all read from the spec; the few rules it states only in prose (the
 // body limit and media type, unknown paths, the reuse of X-Request-Id) are written out below.
-import { createHmac } from 'node:crypto';
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import {
   createMemoryStore,
@@ -24,16 +22,11 @@ import {
   aSeed,
   aShift,
 } from '@workforce-kit/core/testing';
-import {
-  createJwtVerifier,
-  createRouter,
-  type RouterOptions,
-  type RouterStore,
-} from '@workforce-kit/express-adapter';
+import { createJwtVerifier, type RouterOptions } from '@workforce-kit/express-adapter';
 import { openapiDocument } from '@workforce-kit/types';
-import express from 'express';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegatingStore, signJwt, startRouterServer } from '../support/router-server.js';
 
 // ---------------------------------------------------------------------------------------------
 // The spec, read once
@@ -536,18 +529,11 @@ async function stateOf(store: MemoryStore, seed: Seed): Promise<StoreState> {
 
 const SECRET = 'spec-driven-property-secret-0123456789abcdef';
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const base64url = (text: string) => Buffer.from(text).toString('base64url');
-
-/** A JWT: HS256 (or `alg`) over the claims, with `secret`; `none` has no signature. */
-function signToken(
+/** A JWT over the claims, HS256 (or `alg`) with the suite's secret (or `secret`). */
+const signToken = (
   claims: Readonly<Record<string, unknown>>,
   { secret = SECRET, alg = 'HS256' }: { secret?: string; alg?: 'HS256' | 'HS512' | 'none' } = {},
-): string {
-  const input = `${base64url(JSON.stringify({ alg, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
-  if (alg === 'none') return `${input}.`;
-  const hash = alg === 'HS256' ? 'sha256' : 'sha512';
-  return `${input}.${createHmac(hash, secret).update(input).digest('base64url')}`;
-}
+): string => signJwt(claims, secret, alg);
 
 interface Grant {
   readonly scopes: readonly string[];
@@ -575,33 +561,14 @@ interface RunningApp {
 async function startApp(rateLimit: NonNullable<RouterOptions['rateLimit']>): Promise<RunningApp> {
   const world = aWorld();
   let store = createMemoryStore(world.seed);
-  // The router keeps the repositories it is given: these delegate to the current store, so that a
-  // property can start each run from the seeded world on the same app.
-  const current: RouterStore = {
-    employees: {
-      findByGuid: (restaurant, guid) => store.employees.findByGuid(restaurant, guid),
-      write: (change) => store.employees.write(change),
-    },
-    shifts: {
-      find: (restaurant, id) => store.shifts.find(restaurant, id),
-      write: (change) => store.shifts.write(change),
-    },
-    restaurants: { findByGuid: (guid) => store.restaurants.findByGuid(guid) },
-  };
-  const router = createRouter({
-    store: current,
+  const server = await startRouterServer({
+    store: delegatingStore(() => store),
     auth: createJwtVerifier({ hs256Secret: SECRET }),
     validateResponses: true,
     rateLimit,
   });
-  await router.ready;
-  const app = express();
-  app.use(router);
-  const server = await new Promise<Server>((resolve) => {
-    const listening: Server = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     world,
     get store() {
       return store;
@@ -609,7 +576,7 @@ async function startApp(rateLimit: NonNullable<RouterOptions['rateLimit']>): Pro
     reset() {
       store = createMemoryStore(world.seed);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => server.close(),
   };
 }
 
@@ -1255,7 +1222,8 @@ const badAuthorizationArb: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.constant(null).map(() => {
     // A signed token whose payload was swapped afterwards: the signature no longer matches.
     const [header, , signature] = signToken({ ...claimsOf(FULL_GRANT), scope: '' }).split('.');
-    return `Bearer ${header}.${base64url(JSON.stringify(claimsOf(FULL_GRANT)))}.${signature}`;
+    const swapped = Buffer.from(JSON.stringify(claimsOf(FULL_GRANT))).toString('base64url');
+    return `Bearer ${header}.${swapped}.${signature}`;
   }),
 );
 

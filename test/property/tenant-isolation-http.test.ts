@@ -13,13 +13,9 @@
 // - every answer is the same, byte for byte, as the one the same request gets from a store that
 //   holds B's records only: nothing in an answer depends on A.
 //
-// The app comes from the Express adapter's own test harness (`testApp`: an express() app with
-// `createRouter` over the given store, response validation on, `createJwtVerifier({ hs256Secret })`),
-// which keeps this file free of a dependency on express; tokens from its `tokenFor` (HS256, jose's
-// SignJWT). One app serves every run: it compiles the spec once, and its store delegates to the
-// store of the run (or of the request's twin).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// One app (`startRouterServer`: createRouter with response validation on, HS256 tokens) serves
+// every run: it compiles the spec once, and its store delegates to the store of the run (or of
+// the request's twin).
 import {
   createMemoryStore,
   type Employee,
@@ -40,11 +36,17 @@ import {
   restaurantArb,
   shiftArb,
 } from '@workforce-kit/core/testing';
-import type { RouterStore } from '@workforce-kit/express-adapter';
+import { createJwtVerifier } from '@workforce-kit/express-adapter';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, tokenFor } from '../../packages/express-adapter/test/harness.js';
+import {
+  delegatingStore,
+  type RouterServer,
+  signJwt,
+  startRouterServer,
+} from '../support/router-server.js';
 
+const SECRET = 'tenant-isolation-http-secret-0123456789abcdef';
 const RUNS = 300;
 const MAX_REQUESTS_PER_RUN = 12;
 
@@ -391,35 +393,24 @@ function expectedAnswer(
   }
 }
 
-let server: Server;
+let server: RouterServer;
 let baseUrl: string;
 /** The store the app reads and writes: the run's, or its twin's. */
 let current: MemoryStore = createMemoryStore();
 let now = new Date('2026-06-01T12:00:00.000Z');
 
 beforeAll(async () => {
-  const store: RouterStore = {
-    employees: {
-      findByGuid: (restaurant, guid) => current.employees.findByGuid(restaurant, guid),
-      write: (change) => current.employees.write(change),
-    },
-    shifts: {
-      find: (restaurant, id) => current.shifts.find(restaurant, id),
-      write: (change) => current.shifts.write(change),
-    },
-    restaurants: { findByGuid: (restaurant) => current.restaurants.findByGuid(restaurant) },
-  };
-  const { app } = await testApp({ store, rateLimit: false, clock: { now: () => now } });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startRouterServer({
+    store: delegatingStore(() => current),
+    auth: createJwtVerifier({ hs256Secret: SECRET }),
+    validateResponses: true,
+    rateLimit: false,
+    clock: { now: () => now },
+  });
+  baseUrl = server.baseUrl;
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve, reject) =>
-    server.close((error) => (error ? reject(error) : resolve())),
-  );
-});
+afterAll(() => server.close());
 
 async function send(
   store: MemoryStore,
@@ -490,7 +481,7 @@ describe('tenant isolation over HTTP', () => {
             [world.a, ...world.aEmployees, ...world.aShifts].map((r) => r.guid as string),
           );
           const model: Model = { archived: new Map(), deleted: new Map(), changes: 0 };
-          const tokens = new Map<string, Promise<string>>();
+          const tokens = new Map<string, string>();
           const tokenOf = (grant: Grant, scopes: readonly Scope[]) => {
             const key = `${grant} ${scopes.join(' ')}`;
             const restaurants =
@@ -501,7 +492,13 @@ describe('tenant isolation over HTTP', () => {
                   : grant === 'b-upper-case'
                     ? [world.b.guid.toUpperCase()]
                     : [world.b.guid, world.another];
-            const token = tokens.get(key) ?? tokenFor(restaurants, { scope: scopes.join(' ') });
+            const issuedAt = Math.floor(Date.now() / 1000);
+            const token =
+              tokens.get(key) ??
+              signJwt(
+                { scope: scopes.join(' '), restaurants, iat: issuedAt, exp: issuedAt + 900 },
+                SECRET,
+              );
             tokens.set(key, token);
             return token;
           };
@@ -521,7 +518,7 @@ describe('tenant isolation over HTTP', () => {
               spec.contextCase,
             );
             const headers: Record<string, string> = {
-              authorization: `Bearer ${await tokenOf(spec.grant, spec.scopes)}`,
+              authorization: `Bearer ${tokenOf(spec.grant, spec.scopes)}`,
               'platform-restaurant-external-id': context,
               'x-request-id': `isolation-${i}`,
             };
