@@ -25,6 +25,7 @@ import type { ResultAsync } from 'neverthrow';
 import { pino } from 'pino';
 import { authenticate, permitRestaurant } from './auth/authenticate.js';
 import { compose } from './compose.js';
+import { sendJson } from './json-response.js';
 import {
   compileValidation,
   type NormalizedContentType,
@@ -39,7 +40,7 @@ import {
 import { DEFAULTS, type RouterOptions } from './options.js';
 import { problemOf } from './parser-errors.js';
 import { decodeParams } from './path-params.js';
-import { sendJson, sendProblem } from './problem-details.js';
+import { sendProblem } from './problem-details.js';
 import { createRateLimiter } from './rate-limit.js';
 import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
