@@ -138,29 +138,23 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   const limiters = options.rateLimit === false ? [] : [createRateLimiter(options.rateLimit ?? {})];
   const parseBody = jsonBody(options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
 
-  const employeeBody = ({ record, events }: Committed<Employee>): Success => ({
-    body: toEmployeeBody(record),
-    events,
-  });
+  /** The two employee operations differ only in their use case. */
+  const employeeHandler = (change: typeof unarchiveEmployee | typeof archiveEmployee) =>
+    handler(
+      ({ req, params, requestId }) =>
+        change(deps, {
+          restaurantContext: contextOf(req),
+          employeeId: params.employeeId ?? '',
+          requestId,
+        }),
+      ({ record, events }: Committed<Employee>): Success => ({
+        body: toEmployeeBody(record),
+        events,
+      }),
+    );
   const handlers: { readonly [id in OperationId]: Handler<unknown> } = {
-    unarchiveEmployee: handler(
-      ({ req, params, requestId }) =>
-        unarchiveEmployee(deps, {
-          restaurantContext: contextOf(req),
-          employeeId: params.employeeId ?? '',
-          requestId,
-        }),
-      employeeBody,
-    ),
-    archiveEmployee: handler(
-      ({ req, params, requestId }) =>
-        archiveEmployee(deps, {
-          restaurantContext: contextOf(req),
-          employeeId: params.employeeId ?? '',
-          requestId,
-        }),
-      employeeBody,
-    ),
+    unarchiveEmployee: employeeHandler(unarchiveEmployee),
+    archiveEmployee: employeeHandler(archiveEmployee),
     deleteShift: handler(
       ({ req, params, requestId }) =>
         deleteShift(deps, {
