@@ -96,6 +96,23 @@ function inCase(guid: string, upper: readonly boolean[]): string {
 const caseMaskArb = fc.array(fc.boolean(), { minLength: 36, maxLength: 36 });
 const callersArb = <T>(item: fc.Arbitrary<T>) => fc.array(item, { minLength: 2, maxLength: 8 });
 
+/**
+ * Checks that exactly one caller won and every other got `loserError`; returns the winner, with
+ * the index of its caller.
+ */
+function theOneWinner<T>(
+  results: readonly Result<Committed<T>, DomainError>[],
+  loserError: DomainError,
+): Committed<T> & { readonly i: number } {
+  const winners = results.flatMap((r, i) => (r.isOk() ? [{ i, ...r.value }] : []));
+  expect(winners).toHaveLength(1);
+  const losers = results.filter((r) => r.isErr()).map((r) => r._unsafeUnwrapErr());
+  expect(losers).toStrictEqual(Array(results.length - 1).fill(loserError));
+  const [winner] = winners;
+  if (winner === undefined) throw new Error('no winner');
+  return winner;
+}
+
 async function storedEmployee(store: MemoryStore, guid: Guid): Promise<Employee | null> {
   return (await store.employees.findByGuid(restaurant.guid, guid))._unsafeUnwrap();
 }
@@ -127,25 +144,19 @@ describe('concurrent unarchives and archives of one employee', () => {
             ),
           );
 
-          const winners = results.flatMap((r, i) => (r.isOk() ? [{ i, ...r.value }] : []));
-          expect(winners).toHaveLength(1);
-          const losers = results.filter((r) => r.isErr()).map((r) => r._unsafeUnwrapErr());
-          expect(losers).toStrictEqual(
-            Array(callers.length - 1).fill({
-              type: 'EmployeeNotArchived',
-              restaurantGuid: restaurant.guid,
-              employeeGuid: guid,
-            }),
-          );
-          const [winner] = winners;
+          const winner = theOneWinner(results, {
+            type: 'EmployeeNotArchived',
+            restaurantGuid: restaurant.guid,
+            employeeGuid: guid,
+          });
           const stored = await storedEmployee(store, guid);
-          expect(stored).toStrictEqual(winner?.record);
+          expect(stored).toStrictEqual(winner.record);
           expect(stored).toMatchObject({ deleted: false, version: 2 });
           expect(stored && 'deletedDate' in stored).toBe(false);
           expect(stored?.jobReferences).toStrictEqual(employee.jobReferences);
-          expect(store.recordedEvents()).toStrictEqual(winner?.events);
+          expect(store.recordedEvents()).toStrictEqual(winner.events);
           expect(store.recordedEvents()).toMatchObject([
-            { type: 'EmployeeUnarchived', employeeGuid: guid, requestId: `req-${winner?.i}` },
+            { type: 'EmployeeUnarchived', employeeGuid: guid, requestId: `req-${winner.i}` },
           ]);
           const reads = labels(s).filter((label) => label === 'employees.findByGuid call');
           if (reads.length > callers.length) raced += 1;
@@ -180,25 +191,19 @@ describe('concurrent unarchives and archives of one employee', () => {
             ),
           );
 
-          const winners = results.flatMap((r, i) => (r.isOk() ? [{ i, ...r.value }] : []));
-          expect(winners).toHaveLength(1);
-          const losers = results.filter((r) => r.isErr()).map((r) => r._unsafeUnwrapErr());
-          expect(losers).toStrictEqual(
-            Array(callers.length - 1).fill({
-              type: 'EmployeeAlreadyArchived',
-              restaurantGuid: restaurant.guid,
-              employeeGuid: guid,
-            }),
-          );
-          const [winner] = winners;
+          const winner = theOneWinner(results, {
+            type: 'EmployeeAlreadyArchived',
+            restaurantGuid: restaurant.guid,
+            employeeGuid: guid,
+          });
           const stored = await storedEmployee(store, guid);
-          expect(stored).toStrictEqual(winner?.record);
+          expect(stored).toStrictEqual(winner.record);
           expect(stored).toMatchObject({ deleted: true, version: 2 });
           expect(stored?.deletedDate).toBe(stored?.modifiedDate);
           expect(stored && 'swipeCard' in stored).toBe(false);
-          expect(store.recordedEvents()).toStrictEqual(winner?.events);
+          expect(store.recordedEvents()).toStrictEqual(winner.events);
           expect(store.recordedEvents()).toMatchObject([
-            { type: 'EmployeeArchived', employeeGuid: guid, requestId: `req-${winner?.i}` },
+            { type: 'EmployeeArchived', employeeGuid: guid, requestId: `req-${winner.i}` },
           ]);
         },
       ),
