@@ -1,6 +1,6 @@
 // The core parses identifiers with the same patterns the spec states (and the validator checks):
 // a change to one that the other does not follow fails here.
-import { IDENTIFIER_PATTERNS, isGuid, parseExternalId, parseShiftId } from '@workforce-kit/core';
+import { IDENTIFIER_PATTERNS, isGuid, parseExternalId, parseRecordId } from '@workforce-kit/core';
 import { externalIdArb, malformedShiftIdArb, shiftIdInputArb } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
 import fc from 'fast-check';
@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 
 type Schemas = Record<string, { pattern?: string }>;
 const schemas = (openapiDocument.components as { schemas: Schemas }).schemas;
-const shiftIdParameter = (
-  openapiDocument.components as { parameters: Record<string, { schema: { pattern: string } }> }
-).parameters.ShiftId;
+const parameters = (
+  openapiDocument.components as { parameters: Record<string, { schema: { $ref?: string } }> }
+).parameters;
 
 describe('identifier patterns of the core and the spec', () => {
   it('are the same text', () => {
@@ -22,8 +22,14 @@ describe('identifier patterns of the core and the spec', () => {
     );
   });
 
-  it('accept and refuse the same shift ids', () => {
-    const spec = new RegExp(shiftIdParameter?.schema.pattern ?? '(?!)', 'u');
+  it('name the record-id schema for shiftId and the employeeId of archive', () => {
+    expect(parameters.ShiftId?.schema.$ref).toBe('#/components/schemas/RecordIdInput');
+    expect(parameters.EmployeeId?.schema.$ref).toBe('#/components/schemas/RecordIdInput');
+    expect(parameters.EmployeeGuid?.schema.$ref).toBe('#/components/schemas/GuidInput');
+  });
+
+  it('accept and refuse the same record ids (shift ids, employee ids of archive)', () => {
+    const spec = new RegExp(schemas.RecordIdInput?.pattern ?? '(?!)', 'u');
     fc.assert(
       fc.property(
         fc.oneof(
@@ -32,7 +38,7 @@ describe('identifier patterns of the core and the spec', () => {
           fc.string({ unit: 'binary', maxLength: 300 }),
         ),
         (value) => {
-          expect(parseShiftId(value).isOk()).toBe(spec.test(value));
+          expect(parseRecordId(value, 'shiftId').isOk()).toBe(spec.test(value));
         },
       ),
       { numRuns: 3000 },

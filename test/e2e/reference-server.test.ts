@@ -17,6 +17,7 @@ const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 const ANNEX = 'e4f5a6b7-c8d9-4e0f-a1b2-c3d4e5f6a7b8';
 const NOODLE_BAR = '5d1e2f3a-4b5c-4d6e-9f70-8192a3b4c5d6';
 const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
+const MARIA_EXTERNAL_ID = 'PAYROLL:10042';
 const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -77,7 +78,7 @@ describe('the generated SDK against the reference server', () => {
     expect(shown.data?.general.archived).toBe(true);
   });
 
-  it('unarchives, refuses to unarchive again, and archives an employee', async () => {
+  it('unarchives, refuses to unarchive again, and archives an employee, idempotently', async () => {
     const unarchived = await unarchiveEmployee({
       client,
       path: { employeeId: MARIA },
@@ -103,6 +104,18 @@ describe('the generated SDK against the reference server', () => {
       deleted: true,
       deletedDate: archived.data?.modifiedDate,
     });
+    // Again, by the external id: 200 with the record unchanged, modifiedDate included.
+    const again2 = await archiveEmployee({
+      client,
+      path: { employeeId: MARIA_EXTERNAL_ID },
+      headers,
+    });
+    expect(again2.response.status).toBe(200);
+    expect(again2.data).toEqual(archived.data);
+    // The seed gives Maria a point-of-sale passcode; no response carries it.
+    for (const body of [unarchived.data, archived.data, again2.data]) {
+      expect(body).not.toHaveProperty('passcode');
+    }
   });
 
   it('deletes a shift by external id, idempotently, and finds it by GUID after', async () => {

@@ -503,7 +503,11 @@ interface StoreState {
 async function stateOf(store: MemoryStore, seed: Seed): Promise<StoreState> {
   const [restaurants, employees, shifts, byExternalId] = await Promise.all([
     Promise.all(seed.restaurants.map((r) => store.restaurants.findByGuid(r.guid))),
-    Promise.all(seed.employees.map((e) => store.employees.findByGuid(e.restaurantGuid, e.guid))),
+    Promise.all(
+      seed.employees.map((e) =>
+        store.employees.find(e.restaurantGuid, { kind: 'guid', guid: e.guid }),
+      ),
+    ),
     Promise.all(
       seed.shifts.map((s) => store.shifts.find(s.restaurantGuid, { kind: 'guid', guid: s.guid })),
     ),

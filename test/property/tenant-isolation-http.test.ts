@@ -153,9 +153,13 @@ const worldArb: fc.Arbitrary<World> = fc
       another: guidArb,
     }),
   )
-  .map(({ aShifts, bShifts, shared, ...rest }) => ({
+  .map(({ aShifts, bShifts, aEmployees, bEmployees, shared, ...rest }) => ({
     ...rest,
     shared,
+    // The first employee and shift of each restaurant share an external id: it must name each
+    // restaurant's own record only.
+    aEmployees: aEmployees.map((e, i) => (i === 0 ? { ...e, externalId: shared } : e)),
+    bEmployees: bEmployees.map((e, i) => (i === 0 ? { ...e, externalId: shared } : e)),
     aShifts: aShifts.map((s, i) => ({
       ...s,
       externalId: i === 0 ? shared : (markedExternalId(s.externalId) ?? shared),
@@ -176,7 +180,9 @@ const worldArb: fc.Arbitrary<World> = fc
     return (
       unique(guids) &&
       unique(world.aShifts.map((s) => s.externalId)) &&
-      unique(world.bShifts.map((s) => s.externalId))
+      unique(world.bShifts.map((s) => s.externalId)) &&
+      unique(world.aEmployees.flatMap((e) => (e.externalId === undefined ? [] : [e.externalId]))) &&
+      unique(world.bEmployees.flatMap((e) => (e.externalId === undefined ? [] : [e.externalId])))
     );
   });
 
@@ -185,9 +191,11 @@ type Target =
   | {
       readonly kind:
         | 'aEmployee'
+        | 'aEmployeeExternalId'
         | 'aShift'
         | 'aShiftExternalId'
         | 'bEmployee'
+        | 'bEmployeeExternalId'
         | 'bShift'
         | 'bShiftExternalId';
       readonly index: number;
@@ -216,11 +224,19 @@ const indexArb = fc.nat({ max: 3 });
 const caseArb = fc.array(fc.boolean(), { minLength: 36, maxLength: 36 });
 const targetArb: fc.Arbitrary<Target> = fc.oneof(
   { weight: 3, arbitrary: indexArb.map((index) => ({ kind: 'aEmployee' as const, index })) },
+  {
+    weight: 2,
+    arbitrary: indexArb.map((index) => ({ kind: 'aEmployeeExternalId' as const, index })),
+  },
   { weight: 3, arbitrary: indexArb.map((index) => ({ kind: 'aShift' as const, index })) },
   { weight: 3, arbitrary: indexArb.map((index) => ({ kind: 'aShiftExternalId' as const, index })) },
   { weight: 2, arbitrary: fc.constant({ kind: 'aRestaurant' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'shared' as const }) },
   { weight: 2, arbitrary: indexArb.map((index) => ({ kind: 'bEmployee' as const, index })) },
+  {
+    weight: 1,
+    arbitrary: indexArb.map((index) => ({ kind: 'bEmployeeExternalId' as const, index })),
+  },
   { weight: 1, arbitrary: indexArb.map((index) => ({ kind: 'bShift' as const, index })) },
   { weight: 1, arbitrary: indexArb.map((index) => ({ kind: 'bShiftExternalId' as const, index })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'bRestaurant' as const }) },
@@ -268,12 +284,16 @@ function identifierOf(world: World, target: Target, pathCase: readonly boolean[]
   switch (target.kind) {
     case 'aEmployee':
       return withCase(at(world.aEmployees, target.index).guid, pathCase);
+    case 'aEmployeeExternalId':
+      return at(world.aEmployees, target.index).externalId ?? world.shared;
     case 'aShift':
       return withCase(at(world.aShifts, target.index).guid, pathCase);
     case 'aShiftExternalId':
       return at(world.aShifts, target.index).externalId ?? world.shared;
     case 'bEmployee':
       return withCase(at(world.bEmployees, target.index).guid, pathCase);
+    case 'bEmployeeExternalId':
+      return at(world.bEmployees, target.index).externalId ?? world.shared;
     case 'bShift':
       return withCase(at(world.bShifts, target.index).guid, pathCase);
     case 'bShiftExternalId':
@@ -353,17 +373,17 @@ function expectedAnswer(
   switch (spec.operation) {
     case 'unarchiveEmployee':
     case 'archiveEmployee': {
-      if (!isGuid(identifier)) return { status: 400, code: 'VALIDATION_FAILED' };
-      const employee = world.bEmployees.find((e) => e.guid === lower);
+      // Archive takes a GUID or an external identifier; unarchive a GUID only.
+      const archiving = spec.operation === 'archiveEmployee';
+      const byExternalId = archiving && !isGuid(identifier);
+      if (!isGuid(identifier) && !byExternalId) return { status: 400, code: 'VALIDATION_FAILED' };
+      const employee = world.bEmployees.find((e) =>
+        byExternalId ? e.externalId === identifier : e.guid === lower,
+      );
       if (employee === undefined) return { status: 404, code: 'EMPLOYEE_NOT_FOUND' };
       const archived = model.archived.get(employee.guid) ?? employee.deleted;
-      const archiving = spec.operation === 'archiveEmployee';
-      if (archived === archiving) {
-        return {
-          status: 400,
-          code: archiving ? 'EMPLOYEE_ALREADY_ARCHIVED' : 'EMPLOYEE_NOT_ARCHIVED',
-        };
-      }
+      if (archived && archiving) return { status: 200, guid: employee.guid, deleted: true };
+      if (!archived && !archiving) return { status: 400, code: 'EMPLOYEE_NOT_ARCHIVED' };
       model.archived.set(employee.guid, archiving);
       model.changes += 1;
       return { status: 200, guid: employee.guid, deleted: archiving };
@@ -435,7 +455,7 @@ async function readBackA(store: MemoryStore, world: World) {
     restaurant: (await store.restaurants.findByGuid(world.a.guid))._unsafeUnwrap(),
     employees: await Promise.all(
       world.aEmployees.map(async (e) =>
-        (await store.employees.findByGuid(world.a.guid, e.guid))._unsafeUnwrap(),
+        (await store.employees.find(world.a.guid, { kind: 'guid', guid: e.guid }))._unsafeUnwrap(),
       ),
     ),
     shifts: await Promise.all(
@@ -583,7 +603,7 @@ describe('tenant isolation over HTTP', () => {
 
           for (const employee of world.bEmployees) {
             const stored = (
-              await store.employees.findByGuid(world.b.guid, employee.guid)
+              await store.employees.find(world.b.guid, { kind: 'guid', guid: employee.guid })
             )._unsafeUnwrap();
             expect(stored?.deleted).toBe(model.archived.get(employee.guid) ?? employee.deleted);
           }

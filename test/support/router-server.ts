@@ -15,7 +15,7 @@ import express from 'express';
 export function delegatingStore(current: () => RouterStore): RouterStore {
   return {
     employees: {
-      findByGuid: (restaurant, guid) => current().employees.findByGuid(restaurant, guid),
+      find: (restaurant, id) => current().employees.find(restaurant, id),
       write: (change) => current().employees.write(change),
     },
     shifts: {

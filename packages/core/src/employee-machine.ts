@@ -1,42 +1,33 @@
 import { err, ok, type Result } from 'neverthrow';
-import {
-  type EmployeeAlreadyArchived,
-  type EmployeeNotArchived,
-  employeeAlreadyArchived,
-  employeeNotArchived,
-} from './errors.js';
+import { type EmployeeNotArchived, employeeNotArchived } from './errors.js';
 import type { Employee } from './records.js';
 import type { Transition } from './transition.js';
 
 /**
  * Archives an employee: `deleted: true`, `deletedDate` and `modifiedDate` set to `now`. Jobs and
  * wage overrides are kept (unarchiving restores them); the swipe card association is dropped.
+ * Archiving an archived employee is a no-op, as the platform's labor API defines it: the same
+ * record, `modifiedDate` included, and no event. It never fails.
  *
  * | state | next | event |
  * |---|---|---|
  * | unarchived | archived | `EmployeeArchived` |
- * | archived | (error) `EmployeeAlreadyArchived` | none |
+ * | archived | archived (unchanged) | none |
  *
  * @param employee - the employee as read
  * @param now - the time of the change
- * @returns the archived employee and its event, or `EmployeeAlreadyArchived`
+ * @returns the archived employee and its event, if any
  * @example
  * ```ts
- * archive(employee, new Date()).map(({ record }) => record.deleted); // ok(true)
+ * archive(employee, new Date()).record.deleted; // true
  * ```
  */
-export function archive(
-  employee: Employee,
-  now: Date,
-): Result<Transition<Employee>, EmployeeAlreadyArchived> {
-  if (employee.deleted) {
-    return err(employeeAlreadyArchived(employee.restaurantGuid, employee.guid));
-  }
+export function archive(employee: Employee, now: Date): Transition<Employee> {
+  if (employee.deleted) return { record: employee, events: [] };
   const at = now.toISOString();
-  // `kept` is a fresh copy, ours to complete (one object per transition, not two).
   const { swipeCard: _dropped, ...kept } = employee;
-  return ok({
-    record: Object.assign(kept, { deleted: true, deletedDate: at, modifiedDate: at }),
+  return {
+    record: { ...kept, deleted: true, deletedDate: at, modifiedDate: at },
     events: [
       {
         type: 'EmployeeArchived',
@@ -45,7 +36,7 @@ export function archive(
         occurredAt: at,
       },
     ],
-  });
+  };
 }
 
 /**
@@ -76,7 +67,7 @@ export function unarchive(
   const at = now.toISOString();
   const { deletedDate: _removed, swipeCard: _notRestored, ...kept } = employee;
   return ok({
-    record: Object.assign(kept, { deleted: false, modifiedDate: at }),
+    record: { ...kept, deleted: false, modifiedDate: at },
     events: [
       {
         type: 'EmployeeUnarchived',

@@ -1,4 +1,4 @@
-import type { Guid, ShiftIdentifier } from './identifiers.js';
+import type { Guid, RecordIdentifier } from './identifiers.js';
 
 /** The inputs whose identifiers core parses. */
 export type IdentifierField = 'employeeId' | 'shiftId' | 'restaurantContext';
@@ -12,11 +12,11 @@ export interface MalformedIdentifier {
   readonly expected: 'guid' | 'guid-or-external-id';
 }
 
-/** No employee with this GUID belongs to the context restaurant. */
+/** No employee with this GUID (or external identifier) belongs to the context restaurant. */
 export interface EmployeeNotFound {
   readonly type: 'EmployeeNotFound';
   readonly restaurantGuid: Guid;
-  readonly employeeGuid: Guid;
+  readonly employeeId: RecordIdentifier;
 }
 
 /** Unarchive of an employee that is not archived. Nothing changed. */
@@ -26,18 +26,11 @@ export interface EmployeeNotArchived {
   readonly employeeGuid: Guid;
 }
 
-/** Archive of an employee that is already archived. Nothing changed. */
-export interface EmployeeAlreadyArchived {
-  readonly type: 'EmployeeAlreadyArchived';
-  readonly restaurantGuid: Guid;
-  readonly employeeGuid: Guid;
-}
-
 /** The identifier matches no shift of the context restaurant. */
 export interface ShiftNotFound {
   readonly type: 'ShiftNotFound';
   readonly restaurantGuid: Guid;
-  readonly shiftId: ShiftIdentifier;
+  readonly shiftId: RecordIdentifier;
 }
 
 /**
@@ -89,7 +82,6 @@ export type DomainError =
   | MalformedIdentifier
   | EmployeeNotFound
   | EmployeeNotArchived
-  | EmployeeAlreadyArchived
   | ShiftNotFound
   | RestaurantNotFound
   | StorageUnavailable
@@ -104,23 +96,17 @@ export const malformedIdentifier = (
   expected: MalformedIdentifier['expected'],
 ): MalformedIdentifier => ({ type: 'MalformedIdentifier', field, value, expected });
 
-export const employeeNotFound = (restaurantGuid: Guid, employeeGuid: Guid): EmployeeNotFound => ({
-  type: 'EmployeeNotFound',
-  restaurantGuid,
-  employeeGuid,
-});
+export const employeeNotFound = (
+  restaurantGuid: Guid,
+  employeeId: RecordIdentifier,
+): EmployeeNotFound => ({ type: 'EmployeeNotFound', restaurantGuid, employeeId });
 
 export const employeeNotArchived = (
   restaurantGuid: Guid,
   employeeGuid: Guid,
 ): EmployeeNotArchived => ({ type: 'EmployeeNotArchived', restaurantGuid, employeeGuid });
 
-export const employeeAlreadyArchived = (
-  restaurantGuid: Guid,
-  employeeGuid: Guid,
-): EmployeeAlreadyArchived => ({ type: 'EmployeeAlreadyArchived', restaurantGuid, employeeGuid });
-
-export const shiftNotFound = (restaurantGuid: Guid, shiftId: ShiftIdentifier): ShiftNotFound => ({
+export const shiftNotFound = (restaurantGuid: Guid, shiftId: RecordIdentifier): ShiftNotFound => ({
   type: 'ShiftNotFound',
   restaurantGuid,
   shiftId,

@@ -13,8 +13,11 @@ export type Guid = string & { readonly [guidBrand]: true };
  */
 export type ExternalId = string & { readonly [externalIdBrand]: true };
 
-/** How a shift is named: by its platform GUID or by its external identifier. */
-export type ShiftIdentifier =
+/**
+ * How a record (a shift, or an employee to archive) is named: by its platform GUID or by its
+ * external identifier.
+ */
+export type RecordIdentifier =
   | { readonly kind: 'guid'; readonly guid: Guid }
   | { readonly kind: 'externalId'; readonly externalId: ExternalId };
 
@@ -68,25 +71,30 @@ export function parseExternalId(value: string): ExternalId | undefined {
 }
 
 /**
- * Parses a shift identifier: a GUID when it parses as one, otherwise an external identifier.
+ * Parses a record identifier (`shiftId`, or the `employeeId` of archive): a GUID when it parses as
+ * one, otherwise an external identifier.
  *
  * @param value - the raw, already percent-decoded input
- * @returns the {@link ShiftIdentifier}, or a {@link MalformedIdentifier} for `shiftId`
+ * @param field - the input it came from, named in the error
+ * @returns the {@link RecordIdentifier}, or a {@link MalformedIdentifier}
  * @example
  * ```ts
- * parseShiftId('SCHEDULER:shift-42'); // ok({ kind: 'externalId', externalId: 'SCHEDULER:shift-42' })
- * parseShiftId('shift-42');           // err({ type: 'MalformedIdentifier', field: 'shiftId', … })
+ * parseRecordId('SCHEDULER:shift-42', 'shiftId'); // ok({ kind: 'externalId', externalId: 'SCHEDULER:shift-42' })
+ * parseRecordId('shift-42', 'shiftId');           // err({ type: 'MalformedIdentifier', field: 'shiftId', … })
  * ```
  */
-export function parseShiftId(value: string): Result<ShiftIdentifier, MalformedIdentifier> {
+export function parseRecordId(
+  value: string,
+  field: 'shiftId' | 'employeeId',
+): Result<RecordIdentifier, MalformedIdentifier> {
   if (GUID_PATTERN.test(value)) return ok({ kind: 'guid', guid: value.toLowerCase() as Guid });
   const externalId = parseExternalId(value);
   return externalId === undefined
-    ? err(malformedIdentifier('shiftId', value, 'guid-or-external-id'))
+    ? err(malformedIdentifier(field, value, 'guid-or-external-id'))
     : ok({ kind: 'externalId', externalId });
 }
 
 /** The identifier as a client would write it. */
-export function formatShiftId(id: ShiftIdentifier): string {
+export function formatRecordId(id: RecordIdentifier): string {
   return id.kind === 'guid' ? id.guid : id.externalId;
 }

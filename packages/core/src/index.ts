@@ -17,7 +17,6 @@
 export { archive, unarchive } from './employee-machine.js';
 export {
   type DomainError,
-  type EmployeeAlreadyArchived,
   type EmployeeNotArchived,
   type EmployeeNotFound,
   type IdentifierField,
@@ -42,14 +41,14 @@ export {
 } from './events.js';
 export {
   type ExternalId,
-  formatShiftId,
+  formatRecordId,
   type Guid,
   IDENTIFIER_PATTERNS,
   isGuid,
   parseExternalId,
   parseGuid,
-  parseShiftId,
-  type ShiftIdentifier,
+  parseRecordId,
+  type RecordIdentifier,
 } from './identifiers.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {

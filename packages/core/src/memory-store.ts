@@ -6,7 +6,7 @@ import {
   versionConflict,
 } from './errors.js';
 import type { RecordedEvent } from './events.js';
-import type { Guid, ShiftIdentifier } from './identifiers.js';
+import type { Guid, RecordIdentifier } from './identifiers.js';
 import type { ConditionalWrite, SeedOutcome, WorkforceStore } from './ports.js';
 import type { Employee, Restaurant, Shift, StoredRecord } from './records.js';
 import type { Seed } from './seed.js';
@@ -40,8 +40,37 @@ function snapshot<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
 
-const recordKey = (restaurantGuid: Guid, guid: Guid) => `${restaurantGuid} ${guid}`;
-const externalKey = (restaurantGuid: Guid, externalId: string) => `${restaurantGuid} ${externalId}`;
+type Identified = StoredRecord & { readonly externalId?: string };
+
+/**
+ * The records of one kind (employees or shifts), by restaurant and GUID, and by restaurant and
+ * external identifier.
+ */
+class RecordTable<T extends Identified> {
+  readonly #byGuid = new Map<string, T>();
+  readonly #guidByExternalId = new Map<string, Guid>();
+
+  get size(): number {
+    return this.#byGuid.size;
+  }
+
+  /** The record of this restaurant named by this identifier, or `null`. */
+  find(restaurantGuid: Guid, id: RecordIdentifier): T | null {
+    const guid =
+      id.kind === 'guid'
+        ? id.guid
+        : this.#guidByExternalId.get(`${restaurantGuid} ${id.externalId}`);
+    return (guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`)) ?? null;
+  }
+
+  /** Stores a record; its identity (restaurant, GUID, external id) is the caller's to keep. */
+  put(record: T): void {
+    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    if (record.externalId !== undefined) {
+      this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
+    }
+  }
+}
 
 /**
  * Creates a store kept in memory: the reference implementation of the ports. Every call completes
@@ -62,9 +91,8 @@ const externalKey = (restaurantGuid: Guid, externalId: string) => `${restaurantG
 export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {}): MemoryStore {
   const eventLogLimit = options.eventLogLimit ?? 10_000;
   const restaurants = new Map<string, Restaurant>();
-  const employees = new Map<string, Employee>();
-  const shifts = new Map<string, Shift>();
-  const shiftsByExternalId = new Map<string, string>();
+  const employees = new RecordTable<Employee>();
+  const shifts = new RecordTable<Shift>();
   let events: RecordedEvent[] = [];
   let closed = false;
 
@@ -81,14 +109,6 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
     );
   }
 
-  function loadShift(shift: Shift): void {
-    const key = recordKey(shift.restaurantGuid, shift.guid);
-    shifts.set(key, shift);
-    if (shift.externalId !== undefined) {
-      shiftsByExternalId.set(externalKey(shift.restaurantGuid, shift.externalId), key);
-    }
-  }
-
   function isEmpty(): boolean {
     return restaurants.size === 0 && employees.size === 0 && shifts.size === 0;
   }
@@ -96,21 +116,18 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
   function load(data: Seed): void {
     for (const restaurant of data.restaurants)
       restaurants.set(restaurant.guid, snapshot(restaurant));
-    for (const employee of data.employees) {
-      employees.set(recordKey(employee.restaurantGuid, employee.guid), snapshot(employee));
-    }
-    for (const shift of data.shifts) loadShift(snapshot(shift));
+    for (const employee of data.employees) employees.put(snapshot(employee));
+    for (const shift of data.shifts) shifts.put(snapshot(shift));
   }
 
   /** The compare-and-set of both repositories: check version and identity, store record and events. */
-  function compareAndSet<T extends StoredRecord & { readonly externalId?: string }>(
-    table: Map<string, T>,
+  function compareAndSet<T extends Identified>(
+    table: RecordTable<T>,
     change: ConditionalWrite<T>,
   ): Result<T, VersionConflict | StorageError> {
     const { record, expectedVersion } = change;
-    const key = recordKey(record.restaurantGuid, record.guid);
-    const current = table.get(key);
-    if (current === undefined || current.version !== expectedVersion) {
+    const current = table.find(record.restaurantGuid, { kind: 'guid', guid: record.guid });
+    if (current === null || current.version !== expectedVersion) {
       return err(versionConflict(record.guid, expectedVersion));
     }
     if (record.externalId !== current.externalId) {
@@ -119,7 +136,7 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
     // A written record and its events are frozen in place rather than copied (a copy per write
     // cost more than the rest of a request): what was handed to the store is the store's now.
     const stored = deepFreeze({ ...record, version: expectedVersion + 1 });
-    table.set(key, stored);
+    table.put(stored);
     for (const event of change.events) events.push(deepFreeze(event));
     // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
     if (events.length >= 2 * eventLogLimit) events = events.slice(-eventLogLimit);
@@ -130,21 +147,13 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
 
   return {
     employees: {
-      findByGuid: (restaurantGuid, employeeGuid) =>
-        step('employees.findByGuid', () =>
-          ok(employees.get(recordKey(restaurantGuid, employeeGuid)) ?? null),
-        ),
+      find: (restaurantGuid, employeeId) =>
+        step('employees.find', () => ok(employees.find(restaurantGuid, employeeId))),
       write: (change) => step('employees.write', () => compareAndSet(employees, change)),
     },
     shifts: {
-      find: (restaurantGuid: Guid, shiftId: ShiftIdentifier) =>
-        step('shifts.find', () => {
-          const key =
-            shiftId.kind === 'guid'
-              ? recordKey(restaurantGuid, shiftId.guid)
-              : shiftsByExternalId.get(externalKey(restaurantGuid, shiftId.externalId));
-          return ok((key === undefined ? undefined : shifts.get(key)) ?? null);
-        }),
+      find: (restaurantGuid, shiftId) =>
+        step('shifts.find', () => ok(shifts.find(restaurantGuid, shiftId))),
       write: (change) => step('shifts.write', () => compareAndSet(shifts, change)),
     },
     restaurants: {

@@ -1,7 +1,7 @@
 import type { ResultAsync } from 'neverthrow';
 import type { StorageError, VersionConflict } from './errors.js';
 import type { RecordedEvent } from './events.js';
-import type { Guid, ShiftIdentifier } from './identifiers.js';
+import type { Guid, RecordIdentifier } from './identifiers.js';
 import type { Employee, Restaurant, Shift } from './records.js';
 import type { Seed } from './seed.js';
 
@@ -40,20 +40,27 @@ export interface ConditionalWriter<T> {
  * @example
  * ```ts
  * const employees: EmployeeRepository = {
- *   findByGuid: (restaurantGuid, guid) => ResultAsync.fromPromise(db.employee(restaurantGuid, guid), toStorageError),
+ *   find: (restaurantGuid, id) => ResultAsync.fromPromise(db.employee(restaurantGuid, id), toStorageError),
  *   write: (change) => ResultAsync.fromPromise(db.casEmployee(change), toStorageError).andThen(…),
  * };
  * ```
  */
 export interface EmployeeRepository extends ConditionalWriter<Employee> {
-  /** The employee with this GUID of this restaurant, or `null`. */
-  findByGuid(restaurantGuid: Guid, employeeGuid: Guid): ResultAsync<Employee | null, StorageError>;
+  /**
+   * The employee of this restaurant with this GUID or external identifier, or `null`. An external
+   * identifier is looked up within the restaurant only (the same one may name another
+   * restaurant's employee).
+   */
+  find(
+    restaurantGuid: Guid,
+    employeeId: RecordIdentifier,
+  ): ResultAsync<Employee | null, StorageError>;
 }
 
 /** Shifts, always read and written within one restaurant. Never throws; see {@link EmployeeRepository}. */
 export interface ShiftRepository extends ConditionalWriter<Shift> {
   /** The shift of this restaurant with this GUID or external identifier, or `null`. */
-  find(restaurantGuid: Guid, shiftId: ShiftIdentifier): ResultAsync<Shift | null, StorageError>;
+  find(restaurantGuid: Guid, shiftId: RecordIdentifier): ResultAsync<Shift | null, StorageError>;
 }
 
 /** Restaurant configurations. Never throws; see {@link EmployeeRepository}. */

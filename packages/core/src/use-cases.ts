@@ -1,26 +1,28 @@
-import { err, ok, okAsync, type Result, type ResultAsync } from 'neverthrow';
-import { retryOnVersionConflict } from './_internals/retry.js';
+import { err, errAsync, ok, okAsync, type Result, type ResultAsync } from 'neverthrow';
 import { archive, unarchive } from './employee-machine.js';
 import {
-  type EmployeeAlreadyArchived,
+  type DomainError,
   type EmployeeNotArchived,
   type EmployeeNotFound,
   employeeNotFound,
   type MalformedIdentifier,
   type RestaurantNotFound,
   type ShiftNotFound,
+  type StorageError,
   type StorageUnavailable,
   shiftNotFound,
   type VersionConflict,
   type WriteContention,
+  writeContention,
 } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import {
-  formatShiftId,
+  type ExternalId,
+  formatRecordId,
   type Guid,
   parseGuid,
-  parseShiftId,
-  type ShiftIdentifier,
+  parseRecordId,
+  type RecordIdentifier,
 } from './identifiers.js';
 import type {
   Clock,
@@ -59,6 +61,10 @@ export interface Committed<T> {
 export interface EmployeeCommand {
   /** The context restaurant's GUID (the `Platform-Restaurant-External-ID` header). */
   readonly restaurantContext: string;
+  /**
+   * The employee: a platform GUID for unarchive; a GUID or an external identifier
+   * `{namingAuthority}:{value}` (percent-decoded) for archive.
+   */
   readonly employeeId: string;
   /** Recorded with the events. */
   readonly requestId: string;
@@ -90,7 +96,6 @@ export type UnarchiveEmployeeError =
 export type ArchiveEmployeeError =
   | MalformedIdentifier
   | EmployeeNotFound
-  | EmployeeAlreadyArchived
   | StorageUnavailable
   | WriteContention;
 
@@ -102,13 +107,11 @@ export type DeleteShiftError =
 
 export type GetRestaurantError = MalformedIdentifier | RestaurantNotFound | StorageUnavailable;
 
-type EmployeeStep<E> = (employee: Employee, now: Date) => Result<Transition<Employee>, E>;
-
 /**
- * Unarchives an employee of the context restaurant: reads it, applies {@link unarchive}, and
- * writes conditionally on the version read; on a version conflict it reads and decides again.
- * Of concurrent unarchives of one archived employee exactly one succeeds; the others get
- * `EmployeeNotArchived`.
+ * Unarchives an employee of the context restaurant, named by its GUID: reads it, applies
+ * {@link unarchive}, and writes conditionally on the version read; on a version conflict it reads
+ * and decides again. Of concurrent unarchives of one archived employee exactly one succeeds; the
+ * others get `EmployeeNotArchived`.
  *
  * @param deps - the employee repository, clock and id source
  * @param command - the raw identifiers and the request id
@@ -123,24 +126,49 @@ export function unarchiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: EmployeeCommand,
 ): ResultAsync<Committed<Employee>, UnarchiveEmployeeError> {
-  return changeEmployee(deps, command, unarchive);
+  return parseGuid(command.restaurantContext, 'restaurantContext')
+    .andThen((restaurantGuid) =>
+      parseGuid(command.employeeId, 'employeeId').map((guid) => ({
+        restaurantGuid,
+        id: { kind: 'guid', guid } as const,
+      })),
+    )
+    .asyncAndThen((target) =>
+      changeRecord(deps, deps.employees, target, command.requestId, {
+        notFound: employeeNotFound,
+        decide: unarchive,
+      }),
+    );
 }
 
 /**
- * Archives an employee of the context restaurant, as {@link unarchiveEmployee} does the inverse.
- * Of concurrent archives exactly one succeeds; the others get `EmployeeAlreadyArchived`.
+ * Archives an employee of the context restaurant, named by its GUID or its external identifier.
+ * Archiving is idempotent: an archived employee is returned unchanged, with no event. Of
+ * concurrent archives of one employee all succeed, and exactly one changes it and records an
+ * `EmployeeArchived` event.
  *
- * @returns the stored employee and its `EmployeeArchived` event, or a typed error
+ * @param deps - the employee repository, clock and id source
+ * @param command - the raw identifiers and the request id
+ * @returns the stored employee and its event (none when it was already archived), or a typed error
  * @example
  * ```ts
- * const result = await archiveEmployee(deps, { restaurantContext, employeeId, requestId });
+ * const result = await archiveEmployee(deps, { restaurantContext, employeeId: 'PAYROLL:10042', requestId });
  * ```
  */
 export function archiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: EmployeeCommand,
 ): ResultAsync<Committed<Employee>, ArchiveEmployeeError> {
-  return changeEmployee(deps, command, archive);
+  return parseGuid(command.restaurantContext, 'restaurantContext')
+    .andThen((restaurantGuid) =>
+      parseRecordId(command.employeeId, 'employeeId').map((id) => ({ restaurantGuid, id })),
+    )
+    .asyncAndThen((target) =>
+      changeRecord(deps, deps.employees, target, command.requestId, {
+        notFound: employeeNotFound,
+        decide: (employee, now) => ok(archive(employee, now)),
+      }),
+    );
 }
 
 /**
@@ -160,29 +188,14 @@ export function deleteShift(
 ): ResultAsync<Committed<Shift>, DeleteShiftError> {
   return parseGuid(command.restaurantContext, 'restaurantContext')
     .andThen((restaurantGuid) =>
-      parseShiftId(command.shiftId).map((shiftId) => ({ restaurantGuid, shiftId })),
+      parseRecordId(command.shiftId, 'shiftId').map((id) => ({ restaurantGuid, id })),
     )
-    .asyncAndThen(({ restaurantGuid, shiftId }) => {
-      // Read, decide, write: one step after the read (each andThen on a ResultAsync is a promise).
-      const attempt = () =>
-        deps.shifts
-          .find(restaurantGuid, shiftId)
-          .andThen((found) =>
-            ownedShift(found, restaurantGuid, shiftId).asyncAndThen((shift) =>
-              commit(
-                deps.shifts,
-                deps.ids,
-                command.requestId,
-                markDeleted(shift, deps.clock.now()),
-              ),
-            ),
-          );
-      return retryOnVersionConflict(
-        formatShiftId(shiftId),
-        deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        attempt,
-      );
-    });
+    .asyncAndThen((target) =>
+      changeRecord(deps, deps.shifts, target, command.requestId, {
+        notFound: shiftNotFound,
+        decide: (shift, now) => ok(markDeleted(shift, now)),
+      }),
+    );
 }
 
 /**
@@ -212,66 +225,85 @@ export function getRestaurant(
     );
 }
 
-function changeEmployee<E extends EmployeeNotArchived | EmployeeAlreadyArchived>(
-  deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
-  command: EmployeeCommand,
-  step: EmployeeStep<E>,
-): ResultAsync<
-  Committed<Employee>,
-  MalformedIdentifier | EmployeeNotFound | E | StorageUnavailable | WriteContention
-> {
-  return parseGuid(command.restaurantContext, 'restaurantContext')
-    .andThen((restaurantGuid) =>
-      parseGuid(command.employeeId, 'employeeId').map((employeeGuid) => ({
-        restaurantGuid,
-        employeeGuid,
-      })),
-    )
-    .asyncAndThen(({ restaurantGuid, employeeGuid }) => {
-      // Read, decide, write: one step after the read (each andThen on a ResultAsync is a promise).
-      const attempt = () =>
-        deps.employees
-          .findByGuid(restaurantGuid, employeeGuid)
-          .andThen((found) =>
-            (isOwned(found, restaurantGuid, employeeGuid)
-              ? step(found, deps.clock.now())
-              : err(employeeNotFound(restaurantGuid, employeeGuid))
-            ).asyncAndThen((transition) =>
-              commit(deps.employees, deps.ids, command.requestId, transition),
-            ),
-          );
-      return retryOnVersionConflict(
-        employeeGuid,
-        deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        attempt,
-      );
-    });
+/** A record a change names: its restaurant and its GUID or external identifier. */
+interface Target {
+  readonly restaurantGuid: Guid;
+  readonly id: RecordIdentifier;
+}
+
+/** Where a change reads its record and writes it back: an employee or a shift repository. */
+interface RecordRepository<T> extends ConditionalWriter<T> {
+  find(restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError>;
+}
+
+/** What a change does with the record it read. */
+interface Change<T, NotFound, Refusal> {
+  /** The error when the target is not a record of the restaurant. */
+  readonly notFound: (restaurantGuid: Guid, id: RecordIdentifier) => NotFound;
+  /** The state machine step: the transition to commit, or why not. */
+  readonly decide: (record: T, now: Date) => Result<Transition<T>, Refusal>;
+}
+
+type ChangeRecordError<NotFound, Refusal> =
+  | NotFound
+  | Refusal
+  | StorageUnavailable
+  | WriteContention;
+
+/**
+ * Read, decide, commit: reads the target, decides its transition, and writes it conditionally on
+ * the version read. A lost race (a version conflict) reads and decides again, on the state that
+ * won, at most `maxAttempts` times in all.
+ */
+function changeRecord<
+  T extends StoredRecord & { readonly externalId?: ExternalId },
+  NotFound extends DomainError,
+  Refusal extends DomainError,
+>(
+  deps: Pick<UseCaseDeps, 'clock' | 'ids' | 'maxAttempts'>,
+  repository: RecordRepository<T>,
+  target: Target,
+  requestId: string,
+  change: Change<T, NotFound, Refusal>,
+): ResultAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> {
+  const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const attempt = (
+    attemptNumber: number,
+  ): ResultAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> =>
+    repository
+      .find(target.restaurantGuid, target.id)
+      .andThen((found) =>
+        isTarget(found, target)
+          ? change.decide(found, deps.clock.now())
+          : err(change.notFound(target.restaurantGuid, target.id)),
+      )
+      .andThen((transition) => commit(repository, deps.ids, requestId, transition))
+      .orElse((error) => {
+        if (!isVersionConflict(error)) return errAsync(error);
+        if (attemptNumber >= maxAttempts) {
+          return errAsync(writeContention(formatRecordId(target.id), attemptNumber));
+        }
+        return attempt(attemptNumber + 1);
+      });
+  return attempt(1);
+}
+
+function isVersionConflict(error: { readonly type: string }): error is VersionConflict {
+  return error.type === 'VersionConflict';
 }
 
 /**
- * Whether a record read for (restaurant, guid) really is that record. Core checks what a store
- * returns, so that even a faulty store cannot show a record of another restaurant.
+ * Whether a record read for a target really is that record. Core checks what a store returns, so
+ * that even a faulty store cannot show or change a record of another restaurant.
  */
-function isOwned<T extends StoredRecord>(
+function isTarget<T extends StoredRecord & { readonly externalId?: ExternalId }>(
   found: T | null,
-  restaurantGuid: Guid,
-  guid: Guid,
+  target: Target,
 ): found is T {
-  return found !== null && found.restaurantGuid === restaurantGuid && found.guid === guid;
-}
-
-function ownedShift(
-  found: Shift | null,
-  restaurantGuid: Guid,
-  shiftId: ShiftIdentifier,
-): Result<Shift, ShiftNotFound> {
-  const matches =
-    found !== null &&
-    found.restaurantGuid === restaurantGuid &&
-    (shiftId.kind === 'guid'
-      ? found.guid === shiftId.guid
-      : found.externalId === shiftId.externalId);
-  return matches ? ok(found) : err(shiftNotFound(restaurantGuid, shiftId));
+  if (found === null || found.restaurantGuid !== target.restaurantGuid) return false;
+  return target.id.kind === 'guid'
+    ? found.guid === target.id.guid
+    : found.externalId === target.id.externalId;
 }
 
 /** Writes a transition conditionally on the version read; a no-op writes nothing. */
@@ -287,8 +319,7 @@ function commit<T extends StoredRecord>(
     eventId: ids.newId(),
     requestId,
   }));
-  // andThen, not map: ResultAsync.map wraps every call in a generator-based awaiter.
   return repository
     .write({ record: transition.record, expectedVersion: transition.record.version, events })
-    .andThen((stored) => ok({ record: stored, events }));
+    .map((stored) => ({ record: stored, events }));
 }

@@ -1,10 +1,10 @@
 import {
-  formatShiftId,
+  formatRecordId,
   type IdentifierField,
   isGuid,
   parseExternalId,
   parseGuid,
-  parseShiftId,
+  parseRecordId,
 } from '@workforce-kit/core';
 import {
   externalIdArb,
@@ -235,11 +235,11 @@ describe('parseGuid', () => {
   });
 });
 
-describe('parseShiftId and formatShiftId', () => {
+describe('parseRecordId and formatRecordId', () => {
   it('parses a GUID shift id as a lower-case GUID', () => {
     fc.assert(
       fc.property(guidInputArb, (input) => {
-        expect(parseShiftId(input)._unsafeUnwrap()).toEqual({
+        expect(parseRecordId(input, 'shiftId')._unsafeUnwrap()).toEqual({
           kind: 'guid',
           guid: input.toLowerCase(),
         });
@@ -253,7 +253,7 @@ describe('parseShiftId and formatShiftId', () => {
       fc.property(externalIdArb, (input) => {
         expect(isGuid(input)).toBe(false);
         expect(parseExternalId(input)).toBe(input);
-        expect(parseShiftId(input)._unsafeUnwrap()).toEqual({
+        expect(parseRecordId(input, 'shiftId')._unsafeUnwrap()).toEqual({
           kind: 'externalId',
           externalId: input,
         });
@@ -264,7 +264,7 @@ describe('parseShiftId and formatShiftId', () => {
 
   it('keeps the letter case of an external id, so ids differing in case stay distinct', () => {
     const ids = ['Scheduler:Shift-42', 'scheduler:shift-42', 'SCHEDULER:SHIFT-42'];
-    const parsed = ids.map((id) => formatShiftId(parseShiftId(id)._unsafeUnwrap()));
+    const parsed = ids.map((id) => formatRecordId(parseRecordId(id, 'shiftId')._unsafeUnwrap()));
     expect(parsed).toEqual(ids);
     expect(new Set(parsed).size).toBe(3);
   });
@@ -272,12 +272,23 @@ describe('parseShiftId and formatShiftId', () => {
   it('formats a parsed id back to the input, lower-cased when it is a GUID', () => {
     fc.assert(
       fc.property(shiftIdInputArb, (input) => {
-        const formatted = formatShiftId(parseShiftId(input)._unsafeUnwrap());
+        const formatted = formatRecordId(parseRecordId(input, 'shiftId')._unsafeUnwrap());
         expect(formatted).toBe(isGuid(input) ? input.toLowerCase() : input);
-        expect(formatShiftId(parseShiftId(formatted)._unsafeUnwrap())).toBe(formatted);
+        expect(formatRecordId(parseRecordId(formatted, 'shiftId')._unsafeUnwrap())).toBe(formatted);
       }),
       RUNS,
     );
+  });
+
+  it('names the field it parses in the error (archive takes an employeeId of either form)', () => {
+    expect(parseRecordId('PAYROLL:10042', 'employeeId')._unsafeUnwrap()).toEqual({
+      kind: 'externalId',
+      externalId: 'PAYROLL:10042',
+    });
+    expect(parseRecordId('10042', 'employeeId')._unsafeUnwrapErr()).toEqual({
+      ...malformed('10042'),
+      field: 'employeeId',
+    });
   });
 
   it('refuses every malformed shape as a malformed shiftId', () => {
@@ -285,7 +296,7 @@ describe('parseShiftId and formatShiftId', () => {
       fc.property(malformedShiftIdArb, (input) => {
         expect(isExternalIdBySpec(input)).toBe(false);
         expect(parseExternalId(input)).toBeUndefined();
-        expect(parseShiftId(input)._unsafeUnwrapErr()).toEqual(malformed(input));
+        expect(parseRecordId(input, 'shiftId')._unsafeUnwrapErr()).toEqual(malformed(input));
       }),
       RUNS,
     );
@@ -294,7 +305,7 @@ describe('parseShiftId and formatShiftId', () => {
   it('agrees with the external identifier rule on near misses and arbitrary strings', () => {
     fc.assert(
       fc.property(nearMissArb, (input) => {
-        const result = parseShiftId(input);
+        const result = parseRecordId(input, 'shiftId');
         if (isGuidBySpec(input)) {
           expect(result._unsafeUnwrap()).toEqual({ kind: 'guid', guid: input.toLowerCase() });
         } else if (isExternalIdBySpec(input)) {
@@ -311,11 +322,14 @@ describe('parseShiftId and formatShiftId', () => {
 describe('external identifier boundaries', () => {
   const accepts = (value: string) => {
     expect(parseExternalId(value)).toBe(value);
-    expect(parseShiftId(value)._unsafeUnwrap()).toEqual({ kind: 'externalId', externalId: value });
+    expect(parseRecordId(value, 'shiftId')._unsafeUnwrap()).toEqual({
+      kind: 'externalId',
+      externalId: value,
+    });
   };
   const refuses = (value: string) => {
     expect(parseExternalId(value)).toBeUndefined();
-    expect(parseShiftId(value)._unsafeUnwrapErr()).toEqual(malformed(value));
+    expect(parseRecordId(value, 'shiftId')._unsafeUnwrapErr()).toEqual(malformed(value));
   };
 
   it('accepts an authority of 16 characters and refuses one of 17', () => {

@@ -17,7 +17,7 @@ const at = now.toISOString();
 describe('archive', () => {
   it('archives an employee: deleted, dates set, jobs and wages kept, swipe card dropped', () => {
     const employee = anEmployee(restaurantGuid);
-    const { record, events } = archive(employee, now)._unsafeUnwrap();
+    const { record, events } = archive(employee, now);
     const { swipeCard: _dropped, ...kept } = employee;
 
     expect(record).toEqual({ ...kept, deleted: true, deletedDate: at, modifiedDate: at });
@@ -27,13 +27,20 @@ describe('archive', () => {
     ]);
   });
 
-  it('refuses an archived employee with EmployeeAlreadyArchived', () => {
-    const employee = anArchivedEmployee(restaurantGuid);
-    expect(archive(employee, now)._unsafeUnwrapErr()).toEqual({
-      type: 'EmployeeAlreadyArchived',
-      restaurantGuid,
-      employeeGuid: employee.guid,
-    });
+  it('is a no-op on an archived employee: the same record, modifiedDate included, no event', () => {
+    fc.assert(
+      fc.property(
+        employeeArb(restaurantGuid),
+        fc.date({ noInvalidDate: true }),
+        (employee, when) => {
+          const once = archive(employee, when).record;
+          const twice = archive(once, new Date(when.getTime() + 60_000));
+          expect(twice.record).toBe(once);
+          expect(twice.events).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('leaves the given record untouched (it is pure)', () => {
@@ -80,9 +87,7 @@ describe('unarchive', () => {
           const live = employee.deleted
             ? unarchive(employee, when)._unsafeUnwrap().record
             : employee;
-          const back = archive(live, when)
-            .andThen(({ record }) => unarchive(record, when))
-            ._unsafeUnwrap();
+          const back = unarchive(archive(live, when).record, when)._unsafeUnwrap();
           const { swipeCard: _s1, modifiedDate: _m1, ...before } = live;
           const { swipeCard: _s2, modifiedDate: _m2, ...after } = back.record;
           expect(after).toEqual(before);
@@ -97,11 +102,13 @@ describe('unarchive', () => {
   it('keeps deletedDate present exactly when deleted, for every transition of any employee', () => {
     fc.assert(
       fc.property(employeeArb(restaurantGuid), (employee) => {
-        for (const result of [archive(employee, now), unarchive(employee, now)]) {
-          if (result.isOk()) {
-            const { record } = result.value;
-            expect(record.deletedDate !== undefined).toBe(record.deleted);
-          }
+        const unarchived = unarchive(employee, now);
+        const transitions = [
+          archive(employee, now),
+          ...(unarchived.isOk() ? [unarchived.value] : []),
+        ];
+        for (const { record } of transitions) {
+          expect(record.deletedDate !== undefined).toBe(record.deleted);
         }
       }),
       { numRuns: 300 },

@@ -39,6 +39,8 @@ import { describe, expect, it } from 'vitest';
 
 /** Every restaurant of a world has a shift with this external id. */
 const SHARED_EXTERNAL_ID = 'SCHEDULER:shared-1' as ExternalId;
+/** The first employee of every restaurant of a world has this external id. */
+const SHARED_EMPLOYEE_ID = 'PAYROLL:shared-1' as ExternalId;
 /** A small pool, so that restaurants often share external ids by chance too. */
 const EXTERNAL_ID_POOL = ['POS:1', 'POS:2', 'SCHEDULER:7'] as ExternalId[];
 
@@ -87,14 +89,14 @@ const worldArb: fc.Arbitrary<World> = fc
         general: { name: `Restaurant ${r}`, archived: spec.archived },
       });
       world.restaurants.push(restaurant);
-      for (const archived of spec.employees) {
-        const guid = take();
+      spec.employees.forEach((archived, e) => {
+        const identity = { guid: take(), ...(e === 0 ? { externalId: SHARED_EMPLOYEE_ID } : {}) };
         world.employees.push(
           archived
-            ? anArchivedEmployee(restaurant.guid, { guid })
-            : anEmployee(restaurant.guid, { guid }),
+            ? anArchivedEmployee(restaurant.guid, identity)
+            : anEmployee(restaurant.guid, identity),
         );
-      }
+      });
       world.shifts.push(aShift(restaurant.guid, { guid: take(), externalId: SHARED_EXTERNAL_ID }));
       const used = new Set<string>();
       for (const { deleted, externalId } of spec.shifts) {
@@ -150,7 +152,11 @@ async function snapshotOf(
   const employees = await Promise.all(
     world.employees
       .filter((e) => e.restaurantGuid === restaurantGuid)
-      .map(async (e) => (await store.employees.findByGuid(restaurantGuid, e.guid))._unsafeUnwrap()),
+      .map(async (e) =>
+        (
+          await store.employees.find(restaurantGuid, { kind: 'guid', guid: e.guid })
+        )._unsafeUnwrap(),
+      ),
   );
   const shifts = await Promise.all(
     world.shifts
@@ -195,6 +201,7 @@ function contextsOf(world: World): string[] {
 function targetsOf(world: World, strangers: readonly string[]): string[] {
   return [
     ...world.employees.map((e) => e.guid),
+    ...world.employees.flatMap((e) => (e.externalId === undefined ? [] : [e.externalId])),
     ...world.shifts.map((s) => s.guid),
     ...world.shifts.flatMap((s) => (s.externalId === undefined ? [] : [s.externalId])),
     ...world.restaurants.map((r) => r.guid),
@@ -250,18 +257,19 @@ async function perform(
  */
 function ownRecord(world: World, kind: OperationKind, context: Guid, target: string) {
   const lower = isGuid(target) ? target.toLowerCase() : undefined;
+  /** Named by GUID, or (where the operation takes one) by a well-formed external id. */
+  const named = (record: Employee | Shift, byExternalId: boolean) =>
+    record.restaurantGuid === context &&
+    (lower !== undefined
+      ? record.guid === lower
+      : byExternalId && parseExternalId(target) !== undefined && record.externalId === target);
   switch (kind) {
     case 'archive':
+      return world.employees.find((e) => named(e, true));
     case 'unarchive':
-      return world.employees.find((e) => e.restaurantGuid === context && e.guid === lower);
+      return world.employees.find((e) => named(e, false));
     case 'deleteShift':
-      return world.shifts.find(
-        (s) =>
-          s.restaurantGuid === context &&
-          (lower !== undefined
-            ? s.guid === lower
-            : parseExternalId(target) !== undefined && s.externalId === target),
-      );
+      return world.shifts.find((s) => named(s, true));
     case 'getRestaurant':
       return world.restaurants.find((r) => r.guid === context && r.guid === lower);
     default: {
@@ -348,9 +356,12 @@ async function checkIsolation(
 /** The error of an operation whose target names nothing of the context restaurant. */
 function missError(kind: OperationKind, target: string): string {
   switch (kind) {
-    case 'archive':
     case 'unarchive':
       return isGuid(target) ? 'EmployeeNotFound' : 'MalformedIdentifier';
+    case 'archive':
+      return isGuid(target) || parseExternalId(target) !== undefined
+        ? 'EmployeeNotFound'
+        : 'MalformedIdentifier';
     case 'deleteShift':
       return isGuid(target) || parseExternalId(target) !== undefined
         ? 'ShiftNotFound'
@@ -564,10 +575,8 @@ function leakyPorts(
     ResultAsync.combine(results).map((found) => found.find((x) => x !== null) ?? null);
 
   const employees: EmployeeRepository = {
-    findByGuid: (restaurantGuid, employeeGuid) =>
-      firstFound(
-        othersFirst(restaurantGuid).map((guid) => store.employees.findByGuid(guid, employeeGuid)),
-      ),
+    find: (restaurantGuid, employeeId) =>
+      firstFound(othersFirst(restaurantGuid).map((guid) => store.employees.find(guid, employeeId))),
     write: (change) => store.employees.write(change),
   };
   const shifts: ShiftRepository = {

@@ -71,7 +71,7 @@ function keyAt<K>(map: ReadonlyMap<K, unknown>, index: number): K {
 
 async function storedEmployee(real: Real, guid: Guid): Promise<Employee> {
   const found = (
-    await real.store.employees.findByGuid(real.world.restaurantGuid, guid)
+    await real.store.employees.find(real.world.restaurantGuid, { kind: 'guid', guid: guid })
   )._unsafeUnwrap();
   if (found === null) throw new Error(`employee ${guid} vanished from the store`);
   return found;
@@ -125,6 +125,8 @@ class ChangeEmployee implements fc.AsyncCommand<Model, Real> {
     readonly index: number,
     readonly contextCase: readonly boolean[],
     readonly idCase: readonly boolean[],
+    /** Archive names the employee by its external id when it has one; unarchive takes GUIDs only. */
+    readonly byExternalId: boolean,
     readonly requestId: string,
   ) {}
 
@@ -139,21 +141,28 @@ class ChangeEmployee implements fc.AsyncCommand<Model, Real> {
     if (state === undefined || seeded === undefined) throw new Error('unknown employee');
     const before = await storedEmployee(real, guid);
     const now = real.clock.now().toISOString();
+    const archiving = this.action === 'archive';
     const command = {
       restaurantContext: inCase(real.world.restaurantGuid, this.contextCase),
-      employeeId: inCase(guid, this.idCase),
+      employeeId:
+        archiving && this.byExternalId && seeded.externalId !== undefined
+          ? seeded.externalId
+          : inCase(guid, this.idCase),
       requestId: this.requestId,
     };
-    const archiving = this.action === 'archive';
     const result = archiving
       ? await archiveEmployee(real.deps, command)
       : await unarchiveEmployee(real.deps, command);
     const after = await storedEmployee(real, guid);
 
-    if (state.archived === archiving) {
-      // The transition is not allowed from this state: a typed error, and nothing changes.
+    if (state.archived && archiving) {
+      // Archiving an archived employee changes nothing, modifiedDate included, and yields no event.
+      expect(result._unsafeUnwrap()).toStrictEqual({ record: before, events: [] });
+      expect(after).toStrictEqual(before);
+    } else if (!state.archived && !archiving) {
+      // Unarchiving an employee that is not archived is refused, and nothing changes.
       expect(result._unsafeUnwrapErr()).toStrictEqual({
-        type: archiving ? 'EmployeeAlreadyArchived' : 'EmployeeNotArchived',
+        type: 'EmployeeNotArchived',
         restaurantGuid: real.world.restaurantGuid,
         employeeGuid: guid,
       });
@@ -201,7 +210,11 @@ class ChangeEmployee implements fc.AsyncCommand<Model, Real> {
   }
 
   toString(): string {
-    return `${this.action === 'archive' ? 'Archive' : 'Unarchive'}(employee #${this.index}, context ${maskLabel(this.contextCase)}, id ${maskLabel(this.idCase)}, ${this.requestId})`;
+    const by =
+      this.action === 'archive' && this.byExternalId
+        ? 'external id if any'
+        : `GUID ${maskLabel(this.idCase)}`;
+    return `${this.action === 'archive' ? 'Archive' : 'Unarchive'}(employee #${this.index}, context ${maskLabel(this.contextCase)}, by ${by}, ${this.requestId})`;
   }
 }
 
@@ -285,6 +298,7 @@ const commandArbs = [
       indexArb,
       caseMaskArb,
       caseMaskArb,
+      fc.boolean(),
       requestIdArb,
     )
     .map((args) => new ChangeEmployee(...args)),
@@ -298,7 +312,12 @@ const worldArb: fc.Arbitrary<World> = fc
   .record({
     restaurantGuid: guidArb,
     employees: fc.uniqueArray(
-      fc.record({ guid: guidArb, archived: fc.boolean(), swipeCard: fc.boolean() }),
+      fc.record({
+        guid: guidArb,
+        archived: fc.boolean(),
+        swipeCard: fc.boolean(),
+        externalId: fc.boolean(),
+      }),
       { minLength: 1, maxLength: 5, selector: (e) => e.guid },
     ),
     shifts: fc.uniqueArray(
@@ -323,11 +342,15 @@ const worldArb: fc.Arbitrary<World> = fc
     return {
       restaurantGuid,
       employees: new Map(
-        employees.map(({ guid, archived, swipeCard }) => {
+        employees.map(({ guid, archived, swipeCard, externalId }, i) => {
           const card = swipeCard ? { swipeCard: `card-${guid.slice(0, 4)}` } : {};
+          const identity = {
+            guid,
+            ...(externalId ? { externalId: `PAYROLL:${i}` as ExternalId } : {}),
+          };
           const employee = archived
-            ? anArchivedEmployee(restaurantGuid, { guid, ...card })
-            : anEmployee(restaurantGuid, { guid });
+            ? anArchivedEmployee(restaurantGuid, { ...identity, ...card })
+            : anEmployee(restaurantGuid, identity);
           if (!archived && !swipeCard) {
             const { swipeCard: _none, ...withoutCard } = employee;
             return [guid, withoutCard];

@@ -99,7 +99,7 @@ describe('storage failures', () => {
 
   it('pass a failed read through unchanged, for every use case', async () => {
     const employees: EmployeeRepository = {
-      findByGuid: () => errAsync(failure),
+      find: () => errAsync(failure),
       write: () => errAsync(failure),
     };
     const shifts: ShiftRepository = {
@@ -143,24 +143,24 @@ describe('storage failures', () => {
 
   it('pass a failed write through unchanged, without retrying', async () => {
     const employee = anArchivedEmployee(restaurant.guid);
-    const findByGuid = vi.fn(() => okAsync<Employee | null>(employee));
-    const employees: EmployeeRepository = { findByGuid, write: () => errAsync(failure) };
+    const find = vi.fn(() => okAsync<Employee | null>(employee));
+    const employees: EmployeeRepository = { find, write: () => errAsync(failure) };
     const result = await unarchiveEmployee(
       { employees, clock, ids },
       { restaurantContext: restaurant.guid, employeeId: employee.guid, requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toBe(failure);
-    expect(findByGuid).toHaveBeenCalledTimes(1);
+    expect(find).toHaveBeenCalledTimes(1);
   });
 });
 
 describe('version conflicts', () => {
   it('re-read and decide again on every conflict, and give up with WriteContention', async () => {
     const employee = anArchivedEmployee(restaurant.guid);
-    const findByGuid = vi.fn(() => okAsync<Employee | null>(employee));
+    const find = vi.fn(() => okAsync<Employee | null>(employee));
     const write = vi.fn(() => errAsync(versionConflict(employee.guid, 1)));
     const result = await unarchiveEmployee(
-      { employees: { findByGuid, write }, clock, ids, maxAttempts: 3 },
+      { employees: { find, write }, clock, ids, maxAttempts: 3 },
       {
         restaurantContext: restaurant.guid,
         employeeId: employee.guid.toUpperCase(),
@@ -172,7 +172,7 @@ describe('version conflicts', () => {
       subject: employee.guid,
       attempts: 3,
     });
-    expect(findByGuid).toHaveBeenCalledTimes(3);
+    expect(find).toHaveBeenCalledTimes(3);
     expect(write).toHaveBeenCalledTimes(3);
   });
 
@@ -196,7 +196,7 @@ describe('version conflicts', () => {
     const store = createMemoryStore(aSeed({ restaurants: [restaurant], employees: [employee] }));
     let conflicts = 1;
     const employees: EmployeeRepository = {
-      findByGuid: store.employees.findByGuid,
+      find: store.employees.find,
       write: (change) =>
         conflicts-- > 0
           ? errAsync(versionConflict(change.record.guid, 1))
@@ -216,13 +216,13 @@ describe('what a store returns is checked', () => {
     const theirs = anArchivedEmployee(other.guid);
     const write = vi.fn();
     const result = await unarchiveEmployee(
-      { employees: { findByGuid: () => okAsync(theirs), write }, clock, ids },
+      { employees: { find: () => okAsync(theirs), write }, clock, ids },
       { restaurantContext: restaurant.guid, employeeId: theirs.guid, requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toEqual({
       type: 'EmployeeNotFound',
       restaurantGuid: restaurant.guid,
-      employeeGuid: theirs.guid,
+      employeeId: { kind: 'guid', guid: theirs.guid },
     });
     expect(write).not.toHaveBeenCalled();
   });

@@ -46,7 +46,7 @@ import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { initRequestState, RequestState, requestState } from './request-state.js';
 import { contextOf } from './restaurant-context.js';
-import { RETRY_AFTER_SECONDS, toProblem } from './to-problem.js';
+import { RETRY_AFTER_SECONDS, toProblem, validationProblem } from './to-problem.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';
 
 /** The router of {@link createRouter}: an Express router, and when it is ready to validate. */
@@ -204,7 +204,11 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         body: req.body,
       });
       if (failure !== undefined) {
-        next(failure);
+        sendProblem(
+          res,
+          requestState(res).requestId,
+          validationProblem(failure.errors, operation.identifierMessages),
+        );
         return;
       }
       if (validator.validateResponse === undefined) {

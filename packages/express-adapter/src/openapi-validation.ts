@@ -44,14 +44,14 @@ import {
   augmentAjvErrors,
 } from 'express-openapi-validator/dist/middlewares/util.js';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator.js';
+import type { InvalidInput } from './to-problem.js';
 
 /** The content type every validated request of an operation carries after normalization. */
 export type NormalizedContentType = 'application/json' | undefined;
 
-/** A request that failed validation: the validator's 400, with one entry per bad input. */
+/** A request that failed validation: one entry per bad input. */
 export interface ValidationFailure {
-  readonly status: 400;
-  readonly errors: readonly { readonly path: string; readonly message: string }[];
+  readonly errors: readonly InvalidInput[];
 }
 
 /** The parts of a request the validator checks. */
@@ -165,8 +165,11 @@ export async function compileValidation(
         const errors = augmentAjvErrors([...(general.errors ?? []), ...(body.errors ?? [])]);
         const { errors: fields } = ajvErrorsToValidatorError(400, errors);
         return {
-          status: 400,
-          errors: fields.map(({ path, message }) => ({ path, message: message ?? 'is invalid' })),
+          errors: fields.map(({ path, message, errorCode }) => ({
+            path: path.startsWith('/') ? path : `/${path.replace(/^\./, '').replaceAll('.', '/')}`,
+            message: message ?? 'is invalid',
+            missing: errorCode === 'required.openapi.validation',
+          })),
         };
       },
       validateResponse:
@@ -188,15 +191,19 @@ function queryFailure(
   for (const name of Object.keys(query)) {
     if (schema.properties === undefined || !Object.hasOwn(schema.properties, name)) {
       return {
-        status: 400,
-        errors: [{ path: `/query/${name}`, message: `Unknown query parameter '${name}'` }],
+        errors: [
+          { path: `/query/${name}`, message: `Unknown query parameter '${name}'`, missing: false },
+        ],
       };
     }
     if (query[name] === '' && !schema.allowEmptyValue?.has(name)) {
       return {
-        status: 400,
         errors: [
-          { path: `/query/${name}`, message: `Empty value found for query parameter '${name}'` },
+          {
+            path: `/query/${name}`,
+            message: `Empty value found for query parameter '${name}'`,
+            missing: false,
+          },
         ],
       };
     }

@@ -1,4 +1,5 @@
 import type { OpenApiDocument, operations } from '@workforce-kit/types';
+import { IDENTIFIER_MESSAGES } from './to-problem.js';
 
 /** The operations of the spec, by `operationId` (the generated type: a new one must be handled). */
 export type OperationId = keyof operations;
@@ -15,6 +16,12 @@ export interface OperationSpec {
   readonly hasBody: boolean;
   /** Path parameters the spec leaves a plain string: any value is valid, even a malformed encoding. */
   readonly unconstrainedParams: ReadonlySet<string>;
+  /**
+   * What each identifier input accepts, in words, by its path in a 400's `errors`
+   * (`/params/shiftId`, `/headers/platform-restaurant-external-id`): read from the schema the
+   * spec gives the parameter (`GuidInput`, `RecordIdInput`).
+   */
+  readonly identifierMessages: ReadonlyMap<string, string>;
 }
 
 /** The operations of one path template, and how to match it. */
@@ -77,6 +84,24 @@ function unconstrainedPathParams(document: OpenApiDocument, raw: RawOperation): 
   return new Set(names);
 }
 
+/** The identifier schemas of the spec, and what each accepts. */
+const IDENTIFIER_SCHEMAS = new Map<string, string>([
+  ['#/components/schemas/GuidInput', IDENTIFIER_MESSAGES.guid],
+  ['#/components/schemas/RecordIdInput', IDENTIFIER_MESSAGES['guid-or-external-id']],
+]);
+
+function identifierMessages(document: OpenApiDocument, raw: RawOperation): Map<string, string> {
+  const messages = new Map<string, string>();
+  for (const parameter of (raw.parameters ?? []).map((p) => resolveParameter(document, p))) {
+    const message = IDENTIFIER_SCHEMAS.get(String(parameter.schema?.$ref));
+    if (message === undefined || parameter.name === undefined) continue;
+    const where = parameter.in === 'header' ? 'headers' : 'params';
+    const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
+    messages.set(`/${where}/${name}`, message);
+  }
+  return messages;
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -99,6 +124,7 @@ export function readOperations(document: OpenApiDocument): OperationSpec[] {
           scope,
           hasBody: raw.requestBody !== undefined,
           unconstrainedParams: unconstrainedPathParams(document, raw),
+          identifierMessages: identifierMessages(document, raw),
         },
       ];
     }),

@@ -1,15 +1,12 @@
-import { fieldMessage } from './to-problem.js';
-
 interface HttpError {
   readonly status?: number;
   readonly type?: string;
-  readonly errors?: readonly { readonly path?: string; readonly message?: string }[];
 }
 
-/** The problem of an error thrown by the body parser or the validator; `undefined` for the rest (500). */
+/** The problem of an error thrown by the body parser; `undefined` for the rest (500). */
 export function problemOf(error: unknown) {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { status, type, errors } = error as HttpError;
+  const { status, type } = error as HttpError;
   switch (type) {
     case 'entity.parse.failed':
       return { code: 'MALFORMED_JSON' as const, detail: 'The request body is not valid JSON.' };
@@ -23,19 +20,6 @@ export function problemOf(error: unknown) {
       };
     default:
       break;
-  }
-  if (status === 400 && Array.isArray(errors)) {
-    const fields = errors.map(({ path = '', message = 'is invalid' }) => {
-      const pointer = path.startsWith('/')
-        ? path
-        : `/${path.replace(/^\./, '').replaceAll('.', '/')}`;
-      return { path: pointer, message: fieldMessage(pointer) ?? message };
-    });
-    return {
-      code: 'VALIDATION_FAILED' as const,
-      detail: `The request has ${fields.length} invalid input${fields.length === 1 ? '' : 's'}.`,
-      errors: fields,
-    };
   }
   if (status === 415) {
     return {

@@ -16,7 +16,6 @@ const KINDS: { readonly [code in ProblemCode]: ProblemKind } = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
   MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
   EMPLOYEE_NOT_ARCHIVED: { status: 400, title: 'Employee is not archived' },
-  EMPLOYEE_ALREADY_ARCHIVED: { status: 400, title: 'Employee is already archived' },
   INVALID_TOKEN: { status: 401, title: 'Invalid access token' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
   RESTAURANT_NOT_PERMITTED: { status: 403, title: 'Restaurant not permitted' },

@@ -1,4 +1,4 @@
-import { type DomainError, formatShiftId, type IdentifierField } from '@workforce-kit/core';
+import { type DomainError, formatRecordId, type IdentifierField } from '@workforce-kit/core';
 import type { ProblemOccurrence } from './problem-details.js';
 
 /** Seconds a client should wait after a 503 before retrying. */
@@ -11,22 +11,39 @@ const FIELD_PATHS: { readonly [field in IdentifierField]: string } = {
   restaurantContext: '/headers/platform-restaurant-external-id',
 };
 
-const EXPECTED = {
+/** What an identifier input accepts, in words (in place of the spec's regular expression). */
+export const IDENTIFIER_MESSAGES = {
   guid: 'must be a platform GUID',
   'guid-or-external-id':
     'must be a platform GUID or an external identifier {namingAuthority}:{value}',
 } as const;
 
-const MESSAGES = new Map<string, string>(
-  (Object.keys(FIELD_PATHS) as IdentifierField[]).map((field) => [
-    FIELD_PATHS[field],
-    EXPECTED[field === 'shiftId' ? 'guid-or-external-id' : 'guid'],
-  ]),
-);
+/** A request input that failed validation, as the validator reports it. */
+export interface InvalidInput {
+  readonly path: string;
+  readonly message: string;
+  /** Whether the input is missing (rather than malformed). */
+  readonly missing: boolean;
+}
 
-/** A readable message for an identifier input (`/params/employeeId`, …), in place of a pattern. */
-export function fieldMessage(path: string): string | undefined {
-  return MESSAGES.get(path);
+/**
+ * The 400 of a request whose inputs failed validation: each input with a readable message. A
+ * missing input "is required"; a malformed identifier says what it accepts (`messages`, by input
+ * path, from the operation's spec); anything else keeps the validator's message.
+ */
+export function validationProblem(
+  inputs: readonly InvalidInput[],
+  messages: ReadonlyMap<string, string>,
+): ProblemOccurrence {
+  const errors = inputs.map(({ path, message, missing }) => ({
+    path,
+    message: missing ? 'is required' : (messages.get(path) ?? message),
+  }));
+  return {
+    code: 'VALIDATION_FAILED',
+    detail: `The request has ${errors.length} invalid input${errors.length === 1 ? '' : 's'}.`,
+    errors,
+  };
 }
 
 /**
@@ -40,27 +57,22 @@ export function toProblem(error: DomainError): ProblemOccurrence {
       return {
         code: 'VALIDATION_FAILED',
         detail: 'The request has 1 invalid input.',
-        errors: [{ path: FIELD_PATHS[error.field], message: EXPECTED[error.expected] }],
+        errors: [{ path: FIELD_PATHS[error.field], message: IDENTIFIER_MESSAGES[error.expected] }],
       };
     case 'EmployeeNotFound':
       return {
         code: 'EMPLOYEE_NOT_FOUND',
-        detail: `No employee ${error.employeeGuid} at this restaurant.`,
+        detail: `No employee ${formatRecordId(error.employeeId)} at this restaurant.`,
       };
     case 'EmployeeNotArchived':
       return {
         code: 'EMPLOYEE_NOT_ARCHIVED',
         detail: `Employee ${error.employeeGuid} is not archived.`,
       };
-    case 'EmployeeAlreadyArchived':
-      return {
-        code: 'EMPLOYEE_ALREADY_ARCHIVED',
-        detail: `Employee ${error.employeeGuid} is already archived.`,
-      };
     case 'ShiftNotFound':
       return {
         code: 'SHIFT_NOT_FOUND',
-        detail: `No shift ${formatShiftId(error.shiftId)} at this restaurant.`,
+        detail: `No shift ${formatRecordId(error.shiftId)} at this restaurant.`,
       };
     case 'RestaurantNotFound':
       // The same words for every reason: nothing hints that another restaurant exists.

@@ -24,7 +24,7 @@ function present<T extends object>(value: Loose<T>): T {
 
 /*
  * The top level of each body is picked field by field: that is what keeps what the store holds
- * besides (owning restaurant, version, swipe card) off the wire. Nested values are passed through:
+ * besides (owning restaurant, version, swipe card, the point-of-sale passcode) off the wire. Nested values are passed through:
  * stored records are immutable and their nested types are the spec's own. Each function is typed
  * by the generated schema, so a spec change the mapping does not follow fails to compile.
  */
@@ -44,7 +44,6 @@ export function toEmployeeBody(employee: Employee): Schemas['Employee'] {
     email: employee.email,
     phoneNumber: employee.phoneNumber,
     phoneNumberCountryCode: employee.phoneNumberCountryCode,
-    passcode: employee.passcode,
     externalEmployeeId: employee.externalEmployeeId,
     deleted: employee.deleted,
     jobReferences: wire(employee.jobReferences),

@@ -53,9 +53,11 @@ export function aWorld(): World {
   const restaurant = aRestaurant();
   const other = aRestaurant({ general: { name: 'Other Place', archived: false } });
   const archivedRestaurant = aRestaurant({ general: { name: 'Closed', archived: true } });
-  const employee = anEmployee(restaurant.guid);
+  // The same external id in both restaurants: it names each restaurant's own employee only.
+  const payrollId = 'PAYROLL:10042' as Employee['externalId'] & string;
+  const employee = anEmployee(restaurant.guid, { externalId: payrollId });
   const archivedEmployee = anArchivedEmployee(restaurant.guid);
-  const otherEmployee = anArchivedEmployee(other.guid);
+  const otherEmployee = anArchivedEmployee(other.guid, { externalId: payrollId });
   const shift = aShift(restaurant.guid, {
     externalId: 'SCHEDULER:shift-1' as Shift['externalId'] & string,
   });

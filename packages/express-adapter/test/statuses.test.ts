@@ -118,18 +118,21 @@ describe('every status of every operation', () => {
       });
       expect(res.body.deletedDate).toBeUndefined();
       expect(res.body.jobReferences).toEqual(w.archivedEmployee.jobReferences);
-      for (const internal of ['restaurantGuid', 'version', 'swipeCard'])
+      expect(w.archivedEmployee.passcode).toBeDefined();
+      for (const internal of ['restaurantGuid', 'version', 'swipeCard', 'passcode'])
         expect(res.body).not.toHaveProperty(internal);
     });
 
     it('400 EMPLOYEE_NOT_ARCHIVED: the employee is not archived, and nothing changes', async () => {
       const before = (
-        await t.store.employees.findByGuid(w.restaurant.guid, w.employee.guid)
+        await t.store.employees.find(w.restaurant.guid, { kind: 'guid', guid: w.employee.guid })
       )._unsafeUnwrap();
       const res = await send({ operation: 'unarchiveEmployee', path: path(w.employee.guid) });
       expectProblem('unarchiveEmployee', res, 400, 'EMPLOYEE_NOT_ARCHIVED');
       expect(
-        (await t.store.employees.findByGuid(w.restaurant.guid, w.employee.guid))._unsafeUnwrap(),
+        (
+          await t.store.employees.find(w.restaurant.guid, { kind: 'guid', guid: w.employee.guid })
+        )._unsafeUnwrap(),
       ).toEqual(before);
     });
 
@@ -141,15 +144,20 @@ describe('every status of every operation', () => {
       ]);
     });
 
-    it('400 VALIDATION_FAILED: the context header is missing or not a GUID', async () => {
-      for (const context of [null, 'restaurant-1']) {
+    it('400 VALIDATION_FAILED: the context header is missing (required) or not a GUID', async () => {
+      for (const [context, message] of [
+        [null, 'is required'],
+        ['restaurant-1', 'must be a platform GUID'],
+      ] as const) {
         const res = await send({
           operation: 'unarchiveEmployee',
           path: path(w.archivedEmployee.guid),
           context,
         });
         expectProblem('unarchiveEmployee', res, 400, 'VALIDATION_FAILED');
-        expect(res.body.errors[0].path).toBe('/headers/platform-restaurant-external-id');
+        expect(res.body.errors).toEqual([
+          { path: '/headers/platform-restaurant-external-id', message },
+        ]);
       }
     });
 
@@ -163,7 +171,8 @@ describe('every status of every operation', () => {
     });
 
     it('400 MALFORMED_JSON: a body its Content-Encoding does not decode (not a 500)', async () => {
-      const stored = () => t.store.employees.findByGuid(w.restaurant.guid, w.archivedEmployee.guid);
+      const stored = () =>
+        t.store.employees.find(w.restaurant.guid, { kind: 'guid', guid: w.archivedEmployee.guid });
       const before = (await stored())._unsafeUnwrap();
       for (const encoding of ['gzip', 'deflate', 'br', 'GZIP']) {
         const res = await send({
@@ -225,8 +234,9 @@ describe('every status of every operation', () => {
         expectProblem('unarchiveEmployee', res, 404, 'EMPLOYEE_NOT_FOUND');
       }
       expect(
-        (await t.store.employees.findByGuid(w.other.guid, w.otherEmployee.guid))._unsafeUnwrap()
-          ?.deleted,
+        (
+          await t.store.employees.find(w.other.guid, { kind: 'guid', guid: w.otherEmployee.guid })
+        )._unsafeUnwrap()?.deleted,
       ).toBe(true);
     });
 
@@ -265,12 +275,54 @@ describe('every status of every operation', () => {
   describe('archiveEmployee', () => {
     const path = (id: string) => `/labor/v1/employees/${id}`;
 
-    it('200: archives an employee; 400 EMPLOYEE_ALREADY_ARCHIVED the second time', async () => {
+    it('200: archives an employee; 200 with the record unchanged the second time', async () => {
       const first = await send({ operation: 'archiveEmployee', path: path(w.employee.guid) });
       expectSuccess('archiveEmployee', first);
       expect(first.body).toMatchObject({ deleted: true, deletedDate: first.body.modifiedDate });
+      const events = t.store.recordedEvents().length;
       const second = await send({ operation: 'archiveEmployee', path: path(w.employee.guid) });
-      expectProblem('archiveEmployee', second, 400, 'EMPLOYEE_ALREADY_ARCHIVED');
+      expectSuccess('archiveEmployee', second);
+      expect(second.body).toEqual(first.body);
+      expect(t.store.recordedEvents()).toHaveLength(events);
+    });
+
+    it('200: archives an employee named by its external id, within the context restaurant', async () => {
+      // Both restaurants have an employee with this external id: each context finds its own.
+      const { externalId } = w.employee;
+      if (externalId === undefined || externalId !== w.otherEmployee.externalId) {
+        throw new Error('the test world needs one external id in both restaurants');
+      }
+      const both = await tokenFor([w.restaurant.guid, w.other.guid]);
+      const byExternalId = path(encodeURIComponent(externalId));
+      const own = () =>
+        t.store.employees.find(w.restaurant.guid, { kind: 'guid', guid: w.employee.guid });
+      const before = (await own())._unsafeUnwrap();
+      const inOther = await send({
+        operation: 'archiveEmployee',
+        path: byExternalId,
+        context: w.other.guid,
+        token: both,
+      });
+      expectSuccess('archiveEmployee', inOther);
+      expect(inOther.body).toMatchObject({ guid: w.otherEmployee.guid, deleted: true });
+      expect((await own())._unsafeUnwrap()).toEqual(before);
+
+      const res = await send({ operation: 'archiveEmployee', path: byExternalId, token: both });
+      expectSuccess('archiveEmployee', res);
+      expect(res.body).toMatchObject({ guid: w.employee.guid, externalId, deleted: true });
+      const unknown = await send({ operation: 'archiveEmployee', path: path('PAYROLL:nobody') });
+      expectProblem('archiveEmployee', unknown, 404, 'EMPLOYEE_NOT_FOUND');
+    });
+
+    it('400 VALIDATION_FAILED: an employeeId that is neither a GUID nor an external identifier', async () => {
+      const res = await send({ operation: 'archiveEmployee', path: path('10042') });
+      expectProblem('archiveEmployee', res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors).toEqual([
+        {
+          path: '/params/employeeId',
+          message: 'must be a platform GUID or an external identifier {namingAuthority}:{value}',
+        },
+      ]);
     });
 
     it('400 VALIDATION_FAILED, 401, 403, 404, 405', async () => {
@@ -503,7 +555,7 @@ describe('429, 500 and 503 of every operation', () => {
         ]),
       ) as T;
     return {
-      employees: wrap<EmployeeRepository>(base.employees, ['findByGuid', 'write']),
+      employees: wrap<EmployeeRepository>(base.employees, ['find', 'write']),
       shifts: wrap<ShiftRepository>(base.shifts, ['find', 'write']),
       restaurants: wrap<RestaurantRepository>(base.restaurants, ['findByGuid']),
     };
@@ -587,16 +639,12 @@ describe('429, 500 and 503 of every operation', () => {
 
   it('503 WRITE_CONTENTION when every write loses its compare-and-set', async () => {
     const base = await testApp();
-    const store = storeWith(base.store, (name) =>
-      name === 'write'
-        ? () => errAsync(versionConflict(base.world.employee.guid, 1))
-        : (((...args: unknown[]) =>
-            (name === 'find'
-              ? base.store.shifts.find
-              : name === 'findByGuid' && args.length === 2
-                ? base.store.employees.findByGuid
-                : base.store.restaurants.findByGuid)(...(args as [never, never]))) as never),
-    );
+    const conflict = () => errAsync(versionConflict(base.world.employee.guid, 1));
+    const store: RouterStore = {
+      employees: { ...base.store.employees, write: conflict },
+      shifts: { ...base.store.shifts, write: conflict },
+      restaurants: base.store.restaurants,
+    };
     const t = await testApp({ store, maxAttempts: 2 }, base.world);
     const token = await tokenFor('*');
     for (const c of calls(t.world).filter((x) => x.operation !== 'getRestaurant')) {

@@ -445,7 +445,7 @@ beforeAll(async () => {
   };
   const refused = () => errAsync(storageUnavailable('write', 'this store finds nothing'));
   const nothing: RouterStore = {
-    employees: { findByGuid: () => okAsync(null), write: refused },
+    employees: { find: () => okAsync(null), write: refused },
     shifts: { find: () => okAsync(null), write: refused },
     restaurants: { findByGuid: () => okAsync(null) },
   };

@@ -4,11 +4,11 @@ import {
   type ExternalId,
   type Guid,
   type RecordedEvent,
+  type RecordIdentifier,
   type Restaurant,
   type Seed,
   type SeedOutcome,
   type Shift,
-  type ShiftIdentifier,
   type StorageError,
   type StoredRecord,
   storageUnavailable,
@@ -168,30 +168,24 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return row === undefined ? null : withVersion<T>(row);
   };
 
+  /** The record of a restaurant named by GUID or external id: one primary or unique key lookup. */
+  const findRecord = <T>(table: 'employees' | 'shifts') => {
+    const byGuid = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND guid = $2`;
+    const byExternalId = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND external_id = $2`;
+    return (restaurantGuid: Guid, id: RecordIdentifier) =>
+      query<RecordRow>(`${table}.find`, id.kind === 'guid' ? byGuid : byExternalId, [
+        restaurantGuid,
+        id.kind === 'guid' ? id.guid : id.externalId,
+      ]).map((rows) => first<T>(rows));
+  };
+
   return {
     employees: {
-      findByGuid: (restaurantGuid: Guid, employeeGuid: Guid) =>
-        query<RecordRow>(
-          'employees.findByGuid',
-          'SELECT data, version FROM employees WHERE restaurant_guid = $1 AND guid = $2',
-          [restaurantGuid, employeeGuid],
-        ).map((rows) => first<Employee>(rows)),
+      find: findRecord<Employee>(TABLES.employees),
       write: (change) => write('employees.write', WRITE_EMPLOYEE, change),
     },
     shifts: {
-      find: (restaurantGuid: Guid, shiftId: ShiftIdentifier) =>
-        (shiftId.kind === 'guid'
-          ? query<RecordRow>(
-              'shifts.find',
-              'SELECT data, version FROM shifts WHERE restaurant_guid = $1 AND guid = $2',
-              [restaurantGuid, shiftId.guid],
-            )
-          : query<RecordRow>(
-              'shifts.find',
-              'SELECT data, version FROM shifts WHERE restaurant_guid = $1 AND external_id = $2',
-              [restaurantGuid, shiftId.externalId],
-            )
-        ).map((rows) => first<Shift>(rows)),
+      find: findRecord<Shift>(TABLES.shifts),
       write: (change) => write('shifts.write', WRITE_SHIFT, change),
     },
     restaurants: {

@@ -110,7 +110,7 @@ describe('PGlite on disk', () => {
         seeded: false,
       });
       const stored = (
-        await second.employees.findByGuid(restaurant.guid, employee.guid)
+        await second.employees.find(restaurant.guid, { kind: 'guid', guid: employee.guid })
       )._unsafeUnwrap();
       expect(stored).toMatchObject({ deleted: false, version: 2 });
       expect((await second.events.list())._unsafeUnwrap()).toHaveLength(1);
@@ -151,7 +151,7 @@ describe('a PostgreSQL server that stops', () => {
     const started = Date.now();
     const down = await Promise.all([
       store.ping(),
-      store.employees.findByGuid(restaurant.guid, employee.guid),
+      store.employees.find(restaurant.guid, { kind: 'guid', guid: employee.guid }),
       unarchiveEmployee(
         {
           employees: store.employees,
@@ -177,7 +177,9 @@ describe('a PostgreSQL server that stops', () => {
     expect(back.isOk()).toBe(true);
     // Nothing of the failed unarchive was written: the employee is archived, no event exists.
     expect(
-      (await store.employees.findByGuid(restaurant.guid, employee.guid))._unsafeUnwrap()?.deleted,
+      (
+        await store.employees.find(restaurant.guid, { kind: 'guid', guid: employee.guid })
+      )._unsafeUnwrap()?.deleted,
     ).toBe(true);
     expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
     await store.close();

@@ -47,7 +47,8 @@ export function aRestaurant(overrides: Partial<Restaurant> = {}): Restaurant {
 }
 
 /**
- * An employee of `restaurantGuid`, not archived, with two jobs, a wage override and a swipe card.
+ * An employee of `restaurantGuid`, not archived, with two jobs, a wage override, a swipe card and
+ * a point-of-sale passcode.
  *
  * @example
  * ```ts
@@ -68,6 +69,7 @@ export function anEmployee(restaurantGuid: Guid, overrides: Partial<Employee> = 
     jobReferences: [lineCook, aJobReference()],
     wageOverrides: [{ jobReference: lineCook, wage: 21.5 }],
     swipeCard: 'card-0042',
+    passcode: '4821',
     ...overrides,
   };
 }

@@ -22,6 +22,10 @@ export interface StoreConformanceOptions {
   readonly concurrency?: number;
 }
 
+const byGuid = (guid: Guid) => ({ kind: 'guid', guid }) as const;
+const byExternalId = (externalId: string) =>
+  ({ kind: 'externalId', externalId: externalId as ExternalId }) as const;
+
 const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
 const randomIds: IdSource = { newId: () => globalThis.crypto.randomUUID() };
 
@@ -103,10 +107,10 @@ export function describeStoreConformance(
           (await store.restaurants.findByGuid(archivedRestaurant.guid))._unsafeUnwrap(),
         ).toEqual(archivedRestaurant);
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toEqual(employee);
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, archived.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(archived.guid)))._unsafeUnwrap(),
         ).toEqual(archived);
         expect(
           (
@@ -125,10 +129,10 @@ export function describeStoreConformance(
 
         expect(outcome._unsafeUnwrap()).toEqual({ seeded: false });
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, first.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(first.guid)))._unsafeUnwrap(),
         ).toEqual(first);
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, second.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(second.guid)))._unsafeUnwrap(),
         ).toBeNull();
       });
 
@@ -143,13 +147,37 @@ export function describeStoreConformance(
         await seeded({ employees: [employee] });
 
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap()?.guid,
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap()
+            ?.guid,
         ).toBe(employee.guid);
         expect(
-          (await store.employees.findByGuid(restaurantB.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantB.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toBeNull();
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, newGuid()))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(newGuid())))._unsafeUnwrap(),
+        ).toBeNull();
+      });
+
+      it('find an employee by external id in its own restaurant only', async () => {
+        const employee = anEmployee(restaurantA.guid, {
+          externalId: 'PAYROLL:10042' as ExternalId,
+        });
+        await seeded({ employees: [employee] });
+
+        expect(
+          (
+            await store.employees.find(restaurantA.guid, byExternalId('PAYROLL:10042'))
+          )._unsafeUnwrap(),
+        ).toEqual(employee);
+        expect(
+          (
+            await store.employees.find(restaurantB.guid, byExternalId('PAYROLL:10042'))
+          )._unsafeUnwrap(),
+        ).toBeNull();
+        expect(
+          (
+            await store.employees.find(restaurantA.guid, byExternalId('payroll:10042'))
+          )._unsafeUnwrap(),
         ).toBeNull();
       });
 
@@ -225,7 +253,7 @@ export function describeStoreConformance(
 
         expect(written._unsafeUnwrap()).toEqual({ ...next, version: 2 });
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toEqual({
           ...next,
           version: 2,
@@ -283,10 +311,10 @@ export function describeStoreConformance(
         expect(missing._unsafeUnwrapErr().type).toBe('VersionConflict');
         expect(otherRestaurant._unsafeUnwrapErr().type).toBe('VersionConflict');
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toEqual(employee);
         expect(
-          (await store.employees.findByGuid(restaurantB.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantB.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toBeNull();
       });
 
@@ -377,7 +405,7 @@ export function describeStoreConformance(
           results.filter((result) => result.isErr() && result.error.type === 'EmployeeNotArchived'),
         ).toHaveLength(concurrency - 1);
         const stored = (
-          await store.employees.findByGuid(restaurantA.guid, employee.guid)
+          await store.employees.find(restaurantA.guid, byGuid(employee.guid))
         )._unsafeUnwrap();
         expect(stored).toMatchObject({ deleted: false, version: 2 });
         expect(stored?.deletedDate).toBeUndefined();
@@ -411,6 +439,29 @@ export function describeStoreConformance(
         expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
       });
 
+      it(`let all of ${concurrency} concurrent archives of one employee succeed, with one change and one event`, async () => {
+        const employee = anEmployee(restaurantA.guid, { externalId: 'PAYROLL:race' as ExternalId });
+        await seeded({ employees: [employee] });
+        const results = await Promise.all(
+          Array.from({ length: concurrency }, (_, i) =>
+            archiveEmployee(deps(), {
+              restaurantContext: restaurantA.guid,
+              employeeId: i % 2 === 0 ? employee.guid : 'PAYROLL:race',
+              requestId: `req-${i}`,
+            }),
+          ),
+        );
+
+        expect(results.every((result) => result.isOk())).toBe(true);
+        expect(results.flatMap((result) => result._unsafeUnwrap().events)).toHaveLength(1);
+        const stored = (
+          await store.employees.find(restaurantA.guid, byGuid(employee.guid))
+        )._unsafeUnwrap();
+        expect(stored).toMatchObject({ deleted: true, version: 2 });
+        for (const result of results) expect(result._unsafeUnwrap().record).toEqual(stored);
+        expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
+      });
+
       it('archive an employee of one restaurant through no other restaurant', async () => {
         const employee = anEmployee(restaurantA.guid);
         await seeded({ employees: [employee] });
@@ -422,9 +473,26 @@ export function describeStoreConformance(
 
         expect(result._unsafeUnwrapErr().type).toBe('EmployeeNotFound');
         expect(
-          (await store.employees.findByGuid(restaurantA.guid, employee.guid))._unsafeUnwrap(),
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
         ).toEqual(employee);
         expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
+      });
+
+      it('archive by external id within the context restaurant only', async () => {
+        const externalId = 'PAYROLL:7';
+        const inA = anEmployee(restaurantA.guid, { externalId: externalId as ExternalId });
+        const inB = anEmployee(restaurantB.guid, { externalId: externalId as ExternalId });
+        await seeded({ employees: [inA, inB] });
+        const result = await archiveEmployee(deps(), {
+          restaurantContext: restaurantB.guid,
+          employeeId: externalId,
+          requestId: 'req-external',
+        });
+
+        expect(result._unsafeUnwrap().record).toMatchObject({ guid: inB.guid, deleted: true });
+        expect(
+          (await store.employees.find(restaurantA.guid, byGuid(inA.guid)))._unsafeUnwrap(),
+        ).toEqual(inA);
       });
     });
 

@@ -7,9 +7,9 @@ export const openapiDocument: OpenApiDocument = {
   "openapi": "3.1.0",
   "info": {
     "title": "workforce-kit API",
-    "version": "1.0.0",
+    "version": "1.1.0",
     "summary": "Workforce (employees, shifts) and restaurant-configuration operations of a restaurant platform.",
-    "description": "The contract of workforce-kit: four operations over employees, schedule shifts and restaurant\nconfiguration, each scoped to one restaurant.\n\n## Restaurant context\n\nEvery request names the restaurant it acts for in the `Platform-Restaurant-External-ID` header\n(a GUID; header names are case-insensitive). Every record belongs to exactly one restaurant. A\nrecord of another restaurant is invisible: it answers 404, never 403, and never hints that it\nexists. The access token names the restaurants its client may act for; a context restaurant\noutside that set is 403.\n\n## Identifiers\n\n- A platform GUID is a UUID in the 8-4-4-4-12 hex form. Any letter case is accepted on input;\n  every GUID in a response is lower case.\n- An external identifier is `{namingAuthority}:{value}`: the authority is 1 to 16 letters,\n  digits, `-` or `_`; the value is 1 to 256 characters (Unicode code points) with no whitespace,\n  no control characters and no unpaired surrogates. Path values are percent-decoded first (`AUTH%3A12` is `AUTH:12`).\n\n## Records\n\n`guid`, `entityType`, `createdDate`, `modifiedDate` and `deleted` are always present on\nemployees and shifts; `deletedDate` is present exactly when `deleted` is true. Every other\nfield is present when it has a value and omitted otherwise; no field is ever `null`. Dates are\nISO 8601 UTC with milliseconds, such as `2026-03-01T17:00:00.000Z`.\n\n## Errors\n\nEvery error is an RFC 9457 problem details document (`application/problem+json`) with a stable\nmachine-readable `code` and the `requestId` of the request. Every response, success or error,\ncarries that id in the `X-Request-Id` header; a client may send its own (printable ASCII, at\nmost 128 characters), which is then reused. Validation failures list each offending input in\n`errors`. A 500 never shows internal details: support finds them in the service's logs under\nthe `requestId`.\n\nAuthentication is decided before the request is validated: a request with a missing or bad\ntoken is 401 whatever else is wrong with it. A path that names no operation is 404 with code\n`NOT_FOUND`; a known path with a method it does not support is 405 with code\n`METHOD_NOT_ALLOWED` and an `Allow` header.\n\n## Limits\n\nRequests are rate-limited per restaurant context (per client address when the context header\nis missing): by default 20 requests per second and 10,000 per 15 minutes. Past a limit the\nanswer is 429 with `Retry-After`. Request bodies are at most 16 KiB; a request that is not\nanswered within the request timeout (10 s by default) is 503.\n\n## Events\n\nEach state change yields one domain event (`EmployeeArchived`, `EmployeeUnarchived`,\n`ShiftDeleted`) with the record's GUID, the restaurant GUID, the time and the request id.\nCalls that change nothing yield none.\n\n## Versioning\n\nPaths carry the major version (`v1`). `info.version` follows semantic versioning; a change\nthat breaks a client of an earlier version comes with a new path version.\n",
+    "description": "The contract of workforce-kit: four operations over employees, schedule shifts and restaurant\nconfiguration, each scoped to one restaurant.\n\n## Restaurant context\n\nEvery request names the restaurant it acts for in the `Platform-Restaurant-External-ID` header\n(a GUID; header names are case-insensitive). Every record belongs to exactly one restaurant. A\nrecord of another restaurant is invisible: it answers 404, never 403, and never hints that it\nexists. The access token names the restaurants its client may act for; a context restaurant\noutside that set is 403.\n\n## Identifiers\n\n- A platform GUID is a UUID in the 8-4-4-4-12 hex form. Any letter case is accepted on input;\n  every GUID in a response is lower case.\n- An external identifier is `{namingAuthority}:{value}`: the authority is 1 to 16 letters,\n  digits, `-` or `_`; the value is 1 to 256 characters (Unicode code points) with no whitespace,\n  no control characters and no unpaired surrogates. Path values are percent-decoded first (`AUTH%3A12` is `AUTH:12`).\n\n## Records\n\n`guid`, `entityType`, `createdDate`, `modifiedDate` and `deleted` are always present on\nemployees and shifts; `deletedDate` is present exactly when `deleted` is true. Every other\nfield is present when it has a value and omitted otherwise; no field is ever `null`. Dates are\nISO 8601 UTC with milliseconds, such as `2026-03-01T17:00:00.000Z`.\n\n## Errors\n\nEvery error is an RFC 9457 problem details document (`application/problem+json`) with a stable\nmachine-readable `code` and the `requestId` of the request. Every response, success or error,\ncarries that id in the `X-Request-Id` header; a client may send its own (printable ASCII, at\nmost 128 characters), which is then reused. Validation failures list each offending input in\n`errors`. A 500 never shows internal details: support finds them in the service's logs under\nthe `requestId`.\n\nAuthentication is decided before the request is validated: a request with a missing or bad\ntoken is 401 whatever else is wrong with it. A path that names no operation is 404 with code\n`NOT_FOUND`; a known path with a method it does not support is 405 with code\n`METHOD_NOT_ALLOWED` and an `Allow` header.\n\n## Limits\n\nRequests are rate-limited per restaurant context (per client address when the context header\nis missing): by default 20 requests per second and 10,000 per 15 minutes. Past a limit the\nanswer is 429 with `Retry-After`. Request bodies are at most 16 KiB; a request that is not\nanswered within the request timeout (10 s by default) is 503.\n\n## Events\n\nEach state change yields one domain event (`EmployeeArchived`, `EmployeeUnarchived`,\n`ShiftDeleted`) with the record's GUID, the restaurant GUID, the time and the request id.\nCalls that change nothing yield none.\n\n## Versioning\n\nPaths carry the major version (`v1`). `info.version` follows semantic versioning; a change\nthat breaks a client of an earlier version comes with a new path version.\n\n1.1.0, before the first release, corrected three decisions to agree with the platform's\npublished labor API: archiving an archived employee answers 200 with the record unchanged\n(it was 400 `EMPLOYEE_ALREADY_ARCHIVED`, a code that is gone); `archiveEmployee` takes an\nexternal identifier as well as a GUID; and `passcode` is never returned. No release carried\nthe earlier behaviour, so the path version stays `v1`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -58,7 +58,7 @@ export const openapiDocument: OpenApiDocument = {
         ],
         "parameters": [
           {
-            "$ref": "#/components/parameters/EmployeeId"
+            "$ref": "#/components/parameters/EmployeeGuid"
           },
           {
             "$ref": "#/components/parameters/RestaurantContext"
@@ -154,7 +154,7 @@ export const openapiDocument: OpenApiDocument = {
           "Employees"
         ],
         "summary": "Archive an employee",
-        "description": "Archives an employee and returns the updated record. The inverse of `unarchiveEmployee`.\n\n| State | Condition | Next state | Response |\n|---|---|---|---|\n| unarchived | the employee is not archived | archived | 200 with the employee |\n| archived | the employee is already archived | unchanged | 400 `EMPLOYEE_ALREADY_ARCHIVED` |\n\nArchiving sets `deleted: true`, records `deletedDate` and sets `modifiedDate`. The job\nassignments and wage overrides are kept (so that unarchiving restores them); any swipe card\nassociation is dropped. The archived employee cannot sign in until unarchived.\n\nOf concurrent archives of one employee, exactly one succeeds; the others answer 400\n`EMPLOYEE_ALREADY_ARCHIVED`. A successful archive emits one `EmployeeArchived` event.\n",
+        "description": "Archives an employee and returns the updated record. The inverse of `unarchiveEmployee`.\nThe employee is named by its platform GUID or by its external identifier\n(`{namingAuthority}:{value}`), resolved within the context restaurant.\n\n| State | Condition | Next state | Response |\n|---|---|---|---|\n| unarchived | the employee is not archived | archived | 200 with the employee |\n| archived | the employee is already archived | unchanged | 200 with the employee, unchanged |\n\nArchiving sets `deleted: true`, records `deletedDate` and sets `modifiedDate`. The job\nassignments and wage overrides are kept (so that unarchiving restores them); any swipe card\nassociation is dropped. The archived employee cannot sign in until unarchived.\n\nThe operation is idempotent, as on the platform: archiving an archived employee answers 200\nwith the stored record and changes nothing, `modifiedDate` included. Of concurrent archives\nof one employee, all answer 200 and exactly one changes the record and emits an\n`EmployeeArchived` event.\n\nAn identifier that is neither a GUID nor a well-formed external identifier is 400; one\nthat matches no employee of the context restaurant is 404.\n",
         "security": [
           {
             "oauth2": [
@@ -175,7 +175,7 @@ export const openapiDocument: OpenApiDocument = {
         ],
         "responses": {
           "200": {
-            "description": "The employee is archived. The body is the updated employee.",
+            "description": "The employee is archived (now or before). The body is the employee.",
             "headers": {
               "X-Request-Id": {
                 "$ref": "#/components/headers/X-Request-Id"
@@ -418,7 +418,7 @@ export const openapiDocument: OpenApiDocument = {
       }
     },
     "parameters": {
-      "EmployeeId": {
+      "EmployeeGuid": {
         "name": "employeeId",
         "in": "path",
         "required": true,
@@ -428,14 +428,32 @@ export const openapiDocument: OpenApiDocument = {
         },
         "example": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d"
       },
+      "EmployeeId": {
+        "name": "employeeId",
+        "in": "path",
+        "required": true,
+        "description": "Platform GUID of the employee, or its external identifier `{namingAuthority}:{value}`\n(percent-encode reserved characters). A value that parses as a GUID is a GUID; anything\nthat is neither is 400.\n",
+        "schema": {
+          "$ref": "#/components/schemas/RecordIdInput"
+        },
+        "examples": {
+          "guid": {
+            "summary": "By platform GUID",
+            "value": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d"
+          },
+          "externalId": {
+            "summary": "By external identifier",
+            "value": "PAYROLL:10042"
+          }
+        }
+      },
       "ShiftId": {
         "name": "shiftId",
         "in": "path",
         "required": true,
         "description": "Platform GUID of the shift, or its external identifier `{namingAuthority}:{value}`\n(percent-encode reserved characters). A value that parses as a GUID is a GUID; anything\nthat is neither is 400.\n",
         "schema": {
-          "type": "string",
-          "pattern": "^(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9_-]{1,16}:[^\\s\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF]{1,256})$"
+          "$ref": "#/components/schemas/RecordIdInput"
         },
         "examples": {
           "guid": {
@@ -601,7 +619,7 @@ export const openapiDocument: OpenApiDocument = {
         }
       },
       "ArchiveEmployeeBadRequest": {
-        "description": "`EMPLOYEE_ALREADY_ARCHIVED`: the employee is already archived (nothing changes).\n`VALIDATION_FAILED`: `employeeId` is not a GUID, or the context header is missing or not a GUID.\n",
+        "description": "`VALIDATION_FAILED`: `employeeId` is neither a GUID nor a well-formed external identifier,\nor the context header is missing or not a GUID.\n",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -622,7 +640,6 @@ export const openapiDocument: OpenApiDocument = {
                     },
                     "code": {
                       "enum": [
-                        "EMPLOYEE_ALREADY_ARCHIVED",
                         "VALIDATION_FAILED"
                       ]
                     }
@@ -631,11 +648,8 @@ export const openapiDocument: OpenApiDocument = {
               ]
             },
             "examples": {
-              "alreadyArchived": {
-                "$ref": "#/components/examples/EmployeeAlreadyArchivedProblem"
-              },
               "validation": {
-                "$ref": "#/components/examples/EmployeeIdValidationProblem"
+                "$ref": "#/components/examples/ArchiveEmployeeIdValidationProblem"
               }
             }
           }
@@ -716,7 +730,7 @@ export const openapiDocument: OpenApiDocument = {
         }
       },
       "EmployeeNotFound": {
-        "description": "`EMPLOYEE_NOT_FOUND`: no employee with this GUID belongs to the context restaurant.",
+        "description": "`EMPLOYEE_NOT_FOUND`: no employee with this GUID (or, for archive, this external identifier) belongs to the context restaurant.",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"
@@ -1170,6 +1184,11 @@ export const openapiDocument: OpenApiDocument = {
           "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d"
         ]
       },
+      "RecordIdInput": {
+        "description": "A platform GUID (any letter case) or an external identifier `{namingAuthority}:{value}`.",
+        "type": "string",
+        "pattern": "^(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[A-Za-z0-9_-]{1,16}:[^\\s\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF]{1,256})$"
+      },
       "ExternalId": {
         "description": "An external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters, digits,\n`-` or `_`; the value 1 to 256 characters with no whitespace, no control characters and no\nunpaired surrogates (which have no UTF-8 form).\n",
         "type": "string",
@@ -1242,7 +1261,7 @@ export const openapiDocument: OpenApiDocument = {
         }
       },
       "Employee": {
-        "description": "An employee of a restaurant. `deleted` is the archived state.",
+        "description": "An employee of a restaurant. `deleted` is the archived state. The employee's point-of-sale\npasscode is a credential: the service stores it but never returns it (the platform shows\nit only when an employee is created, which this API does not do).\n",
         "type": "object",
         "additionalProperties": false,
         "required": [
@@ -1294,10 +1313,6 @@ export const openapiDocument: OpenApiDocument = {
             "description": "International calling code of `phoneNumber`, digits only (`1` for the US).",
             "type": "string",
             "pattern": "^\\d{1,4}$"
-          },
-          "passcode": {
-            "description": "The employee's point-of-sale passcode.",
-            "type": "string"
           },
           "externalEmployeeId": {
             "description": "The employee's id in an external payroll or HR system.",
@@ -1867,7 +1882,6 @@ export const openapiDocument: OpenApiDocument = {
           "VALIDATION_FAILED",
           "MALFORMED_JSON",
           "EMPLOYEE_NOT_ARCHIVED",
-          "EMPLOYEE_ALREADY_ARCHIVED",
           "INVALID_TOKEN",
           "INSUFFICIENT_SCOPE",
           "RESTAURANT_NOT_PERMITTED",
@@ -1971,7 +1985,6 @@ export const openapiDocument: OpenApiDocument = {
           "email": "maria.lopez@example.com",
           "phoneNumber": "6175550142",
           "phoneNumberCountryCode": "1",
-          "passcode": "4821",
           "externalEmployeeId": "10042",
           "deleted": false,
           "jobReferences": [
@@ -2014,7 +2027,6 @@ export const openapiDocument: OpenApiDocument = {
           "email": "maria.lopez@example.com",
           "phoneNumber": "6175550142",
           "phoneNumberCountryCode": "1",
-          "passcode": "4821",
           "externalEmployeeId": "10042",
           "deleted": true,
           "jobReferences": [
@@ -2218,18 +2230,6 @@ export const openapiDocument: OpenApiDocument = {
           "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A"
         }
       },
-      "EmployeeAlreadyArchivedProblem": {
-        "summary": "The employee is already archived",
-        "value": {
-          "type": "https://workforce-kit.dev/problems/employee-already-archived",
-          "title": "Employee is already archived",
-          "status": 400,
-          "detail": "Employee 6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d is already archived.",
-          "instance": "/labor/v1/employees/6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d",
-          "code": "EMPLOYEE_ALREADY_ARCHIVED",
-          "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A"
-        }
-      },
       "EmployeeIdValidationProblem": {
         "summary": "The employee id is not a GUID",
         "value": {
@@ -2244,6 +2244,24 @@ export const openapiDocument: OpenApiDocument = {
             {
               "path": "/params/employeeId",
               "message": "must be a platform GUID"
+            }
+          ]
+        }
+      },
+      "ArchiveEmployeeIdValidationProblem": {
+        "summary": "The employee id is neither a GUID nor an external identifier",
+        "value": {
+          "type": "https://workforce-kit.dev/problems/validation-failed",
+          "title": "Request validation failed",
+          "status": 400,
+          "detail": "The request has 1 invalid input.",
+          "instance": "/labor/v1/employees/10042",
+          "code": "VALIDATION_FAILED",
+          "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A",
+          "errors": [
+            {
+              "path": "/params/employeeId",
+              "message": "must be a platform GUID or an external identifier {namingAuthority}:{value}"
             }
           ]
         }

@@ -55,18 +55,25 @@ export type paths = {
         /**
          * Archive an employee
          * @description Archives an employee and returns the updated record. The inverse of `unarchiveEmployee`.
+         *     The employee is named by its platform GUID or by its external identifier
+         *     (`{namingAuthority}:{value}`), resolved within the context restaurant.
          *
          *     | State | Condition | Next state | Response |
          *     |---|---|---|---|
          *     | unarchived | the employee is not archived | archived | 200 with the employee |
-         *     | archived | the employee is already archived | unchanged | 400 `EMPLOYEE_ALREADY_ARCHIVED` |
+         *     | archived | the employee is already archived | unchanged | 200 with the employee, unchanged |
          *
          *     Archiving sets `deleted: true`, records `deletedDate` and sets `modifiedDate`. The job
          *     assignments and wage overrides are kept (so that unarchiving restores them); any swipe card
          *     association is dropped. The archived employee cannot sign in until unarchived.
          *
-         *     Of concurrent archives of one employee, exactly one succeeds; the others answer 400
-         *     `EMPLOYEE_ALREADY_ARCHIVED`. A successful archive emits one `EmployeeArchived` event.
+         *     The operation is idempotent, as on the platform: archiving an archived employee answers 200
+         *     with the stored record and changes nothing, `modifiedDate` included. Of concurrent archives
+         *     of one employee, all answer 200 and exactly one changes the record and emits an
+         *     `EmployeeArchived` event.
+         *
+         *     An identifier that is neither a GUID nor a well-formed external identifier is 400; one
+         *     that matches no employee of the context restaurant is 404.
          */
         delete: operations["archiveEmployee"];
         options?: never;
@@ -148,6 +155,8 @@ export type components = {
          * @example 6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d
          */
         Guid: string;
+        /** @description A platform GUID (any letter case) or an external identifier `{namingAuthority}:{value}`. */
+        RecordIdInput: string;
         /**
          * @description An external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters, digits,
          *     `-` or `_`; the value 1 to 256 characters with no whitespace, no control characters and no
@@ -184,7 +193,11 @@ export type components = {
             /** @description Hourly wage in the restaurant's currency. */
             wage: number;
         };
-        /** @description An employee of a restaurant. `deleted` is the archived state. */
+        /**
+         * @description An employee of a restaurant. `deleted` is the archived state. The employee's point-of-sale
+         *     passcode is a credential: the service stores it but never returns it (the platform shows
+         *     it only when an employee is created, which this API does not do).
+         */
         Employee: {
             guid: components["schemas"]["Guid"];
             /** @constant */
@@ -203,8 +216,6 @@ export type components = {
             phoneNumber?: string;
             /** @description International calling code of `phoneNumber`, digits only (`1` for the US). */
             phoneNumberCountryCode?: string;
-            /** @description The employee's point-of-sale passcode. */
-            passcode?: string;
             /** @description The employee's id in an external payroll or HR system. */
             externalEmployeeId?: string;
             /** @description `true` while the employee is archived. */
@@ -415,7 +426,7 @@ export type components = {
          *     codes it can carry.
          * @enum {string}
          */
-        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "EMPLOYEE_ALREADY_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION" | "AUTH_UNAVAILABLE";
+        ProblemCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "EMPLOYEE_NOT_ARCHIVED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "RESTAURANT_NOT_PERMITTED" | "NOT_FOUND" | "EMPLOYEE_NOT_FOUND" | "SHIFT_NOT_FOUND" | "RESTAURANT_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "STORAGE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "WRITE_CONTENTION" | "AUTH_UNAVAILABLE";
         /** @description One offending input of a request that failed validation. */
         ProblemFieldError: {
             /** @description Where the input is, as `/params/{name}`, `/query/{name}`, `/headers/{name}` or `/body{pointer}`. */
@@ -465,8 +476,8 @@ export type components = {
             };
         };
         /**
-         * @description `EMPLOYEE_ALREADY_ARCHIVED`: the employee is already archived (nothing changes).
-         *     `VALIDATION_FAILED`: `employeeId` is not a GUID, or the context header is missing or not a GUID.
+         * @description `VALIDATION_FAILED`: `employeeId` is neither a GUID nor a well-formed external identifier,
+         *     or the context header is missing or not a GUID.
          */
         ArchiveEmployeeBadRequest: {
             headers: {
@@ -478,7 +489,7 @@ export type components = {
                     /** @constant */
                     status?: 400;
                     /** @enum {unknown} */
-                    code?: "EMPLOYEE_ALREADY_ARCHIVED" | "VALIDATION_FAILED";
+                    code?: "VALIDATION_FAILED";
                 };
             };
         };
@@ -518,7 +529,7 @@ export type components = {
                 };
             };
         };
-        /** @description `EMPLOYEE_NOT_FOUND`: no employee with this GUID belongs to the context restaurant. */
+        /** @description `EMPLOYEE_NOT_FOUND`: no employee with this GUID (or, for archive, this external identifier) belongs to the context restaurant. */
         EmployeeNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -716,13 +727,19 @@ export type components = {
          * @description Platform GUID of the employee (any letter case). Anything else is 400.
          * @example 6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d
          */
-        EmployeeId: components["schemas"]["GuidInput"];
+        EmployeeGuid: components["schemas"]["GuidInput"];
+        /**
+         * @description Platform GUID of the employee, or its external identifier `{namingAuthority}:{value}`
+         *     (percent-encode reserved characters). A value that parses as a GUID is a GUID; anything
+         *     that is neither is 400.
+         */
+        EmployeeId: components["schemas"]["RecordIdInput"];
         /**
          * @description Platform GUID of the shift, or its external identifier `{namingAuthority}:{value}`
          *     (percent-encode reserved characters). A value that parses as a GUID is a GUID; anything
          *     that is neither is 400.
          */
-        ShiftId: string;
+        ShiftId: components["schemas"]["RecordIdInput"];
         /**
          * @description Platform GUID of the restaurant; it must be the context restaurant. Any other value,
          *     including one that is not a GUID, is 404 (not 400).
@@ -813,7 +830,7 @@ export interface operations {
                  * @description Platform GUID of the employee (any letter case). Anything else is 400.
                  * @example 6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d
                  */
-                employeeId: components["parameters"]["EmployeeId"];
+                employeeId: components["parameters"]["EmployeeGuid"];
             };
             cookie?: never;
         };
@@ -869,8 +886,9 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Platform GUID of the employee (any letter case). Anything else is 400.
-                 * @example 6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d
+                 * @description Platform GUID of the employee, or its external identifier `{namingAuthority}:{value}`
+                 *     (percent-encode reserved characters). A value that parses as a GUID is a GUID; anything
+                 *     that is neither is 400.
                  */
                 employeeId: components["parameters"]["EmployeeId"];
             };
@@ -878,7 +896,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The employee is archived. The body is the updated employee. */
+            /** @description The employee is archived (now or before). The body is the employee. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

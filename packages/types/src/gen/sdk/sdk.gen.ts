@@ -58,18 +58,25 @@ export const unarchiveEmployee = <ThrowOnError extends boolean = false>(options:
  * Archive an employee
  *
  * Archives an employee and returns the updated record. The inverse of `unarchiveEmployee`.
+ * The employee is named by its platform GUID or by its external identifier
+ * (`{namingAuthority}:{value}`), resolved within the context restaurant.
  *
  * | State | Condition | Next state | Response |
  * |---|---|---|---|
  * | unarchived | the employee is not archived | archived | 200 with the employee |
- * | archived | the employee is already archived | unchanged | 400 `EMPLOYEE_ALREADY_ARCHIVED` |
+ * | archived | the employee is already archived | unchanged | 200 with the employee, unchanged |
  *
  * Archiving sets `deleted: true`, records `deletedDate` and sets `modifiedDate`. The job
  * assignments and wage overrides are kept (so that unarchiving restores them); any swipe card
  * association is dropped. The archived employee cannot sign in until unarchived.
  *
- * Of concurrent archives of one employee, exactly one succeeds; the others answer 400
- * `EMPLOYEE_ALREADY_ARCHIVED`. A successful archive emits one `EmployeeArchived` event.
+ * The operation is idempotent, as on the platform: archiving an archived employee answers 200
+ * with the stored record and changes nothing, `modifiedDate` included. Of concurrent archives
+ * of one employee, all answer 200 and exactly one changes the record and emits an
+ * `EmployeeArchived` event.
+ *
+ * An identifier that is neither a GUID nor a well-formed external identifier is 400; one
+ * that matches no employee of the context restaurant is 404.
  *
  */
 export const archiveEmployee = <ThrowOnError extends boolean = false>(options: Options<ArchiveEmployeeData, ThrowOnError>) => (options.client ?? client).delete<ArchiveEmployeeResponses, ArchiveEmployeeErrors, ThrowOnError>({

@@ -15,6 +15,11 @@ export type GuidInput = string;
 export type Guid = string;
 
 /**
+ * A platform GUID (any letter case) or an external identifier `{namingAuthority}:{value}`.
+ */
+export type RecordIdInput = string;
+
+/**
  * An external identifier `{namingAuthority}:{value}`: the authority 1 to 16 letters, digits,
  * `-` or `_`; the value 1 to 256 characters with no whitespace, no control characters and no
  * unpaired surrogates (which have no UTF-8 form).
@@ -61,7 +66,10 @@ export type WageOverride = {
 };
 
 /**
- * An employee of a restaurant. `deleted` is the archived state.
+ * An employee of a restaurant. `deleted` is the archived state. The employee's point-of-sale
+ * passcode is a credential: the service stores it but never returns it (the platform shows
+ * it only when an employee is created, which this API does not do).
+ *
  */
 export type Employee = {
     guid: Guid;
@@ -85,10 +93,6 @@ export type Employee = {
      * International calling code of `phoneNumber`, digits only (`1` for the US).
      */
     phoneNumberCountryCode?: string;
-    /**
-     * The employee's point-of-sale passcode.
-     */
-    passcode?: string;
     /**
      * The employee's id in an external payroll or HR system.
      */
@@ -405,7 +409,7 @@ export type RestaurantInfo = {
  * codes it can carry.
  *
  */
-export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'EMPLOYEE_ALREADY_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
+export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
 
 /**
  * One offending input of a request that failed validation.
@@ -457,7 +461,15 @@ export type Problem = {
 /**
  * Platform GUID of the employee (any letter case). Anything else is 400.
  */
-export type EmployeeId = GuidInput;
+export type EmployeeGuid = GuidInput;
+
+/**
+ * Platform GUID of the employee, or its external identifier `{namingAuthority}:{value}`
+ * (percent-encode reserved characters). A value that parses as a GUID is a GUID; anything
+ * that is neither is 400.
+ *
+ */
+export type EmployeeId = RecordIdInput;
 
 /**
  * Platform GUID of the shift, or its external identifier `{namingAuthority}:{value}`
@@ -465,7 +477,7 @@ export type EmployeeId = GuidInput;
  * that is neither is 400.
  *
  */
-export type ShiftId = string;
+export type ShiftId = RecordIdInput;
 
 /**
  * Platform GUID of the restaurant; it must be the context restaurant. Any other value,
@@ -552,7 +564,7 @@ export type UnarchiveEmployeeErrors = {
         code?: 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED';
     };
     /**
-     * `EMPLOYEE_NOT_FOUND`: no employee with this GUID belongs to the context restaurant.
+     * `EMPLOYEE_NOT_FOUND`: no employee with this GUID (or, for archive, this external identifier) belongs to the context restaurant.
      */
     404: Problem & {
         status?: 404;
@@ -643,9 +655,12 @@ export type ArchiveEmployeeData = {
     };
     path: {
         /**
-         * Platform GUID of the employee (any letter case). Anything else is 400.
+         * Platform GUID of the employee, or its external identifier `{namingAuthority}:{value}`
+         * (percent-encode reserved characters). A value that parses as a GUID is a GUID; anything
+         * that is neither is 400.
+         *
          */
-        employeeId: GuidInput;
+        employeeId: RecordIdInput;
     };
     query?: never;
     url: '/labor/v1/employees/{employeeId}';
@@ -653,13 +668,13 @@ export type ArchiveEmployeeData = {
 
 export type ArchiveEmployeeErrors = {
     /**
-     * `EMPLOYEE_ALREADY_ARCHIVED`: the employee is already archived (nothing changes).
-     * `VALIDATION_FAILED`: `employeeId` is not a GUID, or the context header is missing or not a GUID.
+     * `VALIDATION_FAILED`: `employeeId` is neither a GUID nor a well-formed external identifier,
+     * or the context header is missing or not a GUID.
      *
      */
     400: Problem & {
         status?: 400;
-        code?: 'EMPLOYEE_ALREADY_ARCHIVED' | 'VALIDATION_FAILED';
+        code?: 'VALIDATION_FAILED';
     };
     /**
      * `INVALID_TOKEN`: the bearer token is missing, malformed, expired, not yet valid or badly signed.
@@ -678,7 +693,7 @@ export type ArchiveEmployeeErrors = {
         code?: 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED';
     };
     /**
-     * `EMPLOYEE_NOT_FOUND`: no employee with this GUID belongs to the context restaurant.
+     * `EMPLOYEE_NOT_FOUND`: no employee with this GUID (or, for archive, this external identifier) belongs to the context restaurant.
      */
     404: Problem & {
         status?: 404;
@@ -729,7 +744,7 @@ export type ArchiveEmployeeError = ArchiveEmployeeErrors[keyof ArchiveEmployeeEr
 
 export type ArchiveEmployeeResponses = {
     /**
-     * The employee is archived. The body is the updated employee.
+     * The employee is archived (now or before). The body is the employee.
      */
     200: Employee;
 };
@@ -760,7 +775,7 @@ export type DeleteShiftData = {
          * that is neither is 400.
          *
          */
-        shiftId: string;
+        shiftId: RecordIdInput;
     };
     query?: never;
     url: '/labor/v1/shifts/{shiftId}';
