@@ -17,44 +17,44 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
  * The rate limits of a router, keyed by the restaurant context the token may act for (or the
- * client address): per 15 minutes, then per second. Each window is one counter of
+ * client address): per second, then per 15 minutes. Each window is one counter of
  * rate-limiter-flexible (in memory by default; any of its stores can share counts between
- * processes). The 15-minute window's counts go in the `RateLimit-*` headers (IETF draft 6) of
- * every response that reaches the limits; a refused request gets 429 with `Retry-After`. A
+ * processes). A request refused by the per-second window spends nothing of the 15-minute window,
+ * so that a burst of refused requests cannot lock a restaurant out for 15 minutes.
+ *
+ * The `RateLimit-*` headers (IETF draft 6) describe the window closest to running out (the fewest
+ * requests left), and on a 429 the window that refused, whose `Retry-After` is also sent. A
  * limiter that fails (its store is down) lets the request through and logs why.
  */
 export function createRateLimiter(options: RateLimitOptions): RequestHandler {
   const makeLimiter = options.limiter ?? memoryLimiter;
-  const long: RateLimitWindow = {
-    name: '15 minutes',
-    points: options.per15Minutes ?? DEFAULTS.per15Minutes,
-    durationSeconds: 15 * 60,
-  };
   const short: RateLimitWindow = {
     name: 'second',
     points: options.perSecond ?? DEFAULTS.perSecond,
     durationSeconds: 1,
   };
+  const long: RateLimitWindow = {
+    name: '15 minutes',
+    points: options.per15Minutes ?? DEFAULTS.per15Minutes,
+    durationSeconds: 15 * 60,
+  };
   const windows = [
-    { window: long, limiter: makeLimiter(long), headers: true },
-    { window: short, limiter: makeLimiter(short), headers: false },
+    { window: short, limiter: makeLimiter(short) },
+    { window: long, limiter: makeLimiter(long) },
   ] as const;
 
-  const refuse = (res: Response, window: RateLimitWindow, refusal: RateLimiterRes) => {
-    const retry = seconds(refusal.msBeforeNext);
-    sendProblem(res, requestState(res).requestId, {
-      code: 'RATE_LIMITED',
-      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
-      headers: { 'Retry-After': String(retry) },
-    });
+  const describe = (res: Response, window: RateLimitWindow, outcome: RateLimiterRes) => {
+    res.setHeader('RateLimit-Limit', window.points);
+    res.setHeader('RateLimit-Remaining', outcome.remainingPoints);
+    res.setHeader('RateLimit-Reset', seconds(outcome.msBeforeNext));
   };
 
   return async (req, res, next) => {
     const state = requestState(res);
     const key = state.rateLimitKey ?? `ip:${req.socket.remoteAddress ?? 'unknown'}`;
-    for (const { window, limiter, headers } of windows) {
+    let tightest: { window: RateLimitWindow; outcome: RateLimiterRes } | undefined;
+    for (const { window, limiter } of windows) {
       let outcome: RateLimiterRes;
-      let refused = false;
       try {
         outcome = await limiter.consume(key);
       } catch (rejection) {
@@ -65,19 +65,20 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
           );
           continue;
         }
-        outcome = rejection;
-        refused = true;
-      }
-      if (headers) {
-        res.setHeader('RateLimit-Limit', window.points);
-        res.setHeader('RateLimit-Remaining', outcome.remainingPoints);
-        res.setHeader('RateLimit-Reset', seconds(outcome.msBeforeNext));
-      }
-      if (refused) {
-        refuse(res, window, outcome);
+        describe(res, window, rejection);
+        const retry = seconds(rejection.msBeforeNext);
+        sendProblem(res, state.requestId, {
+          code: 'RATE_LIMITED',
+          detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
+          headers: { 'Retry-After': String(retry) },
+        });
         return;
       }
+      if (tightest === undefined || outcome.remainingPoints < tightest.outcome.remainingPoints) {
+        tightest = { window, outcome };
+      }
     }
+    if (tightest !== undefined) describe(res, tightest.window, tightest.outcome);
     next();
   };
 }

@@ -773,17 +773,18 @@ export type components = {
          */
         "X-Request-Id": string;
         /**
-         * @description The request quota of the current rate-limit window (IETF RateLimit header fields, draft 6).
+         * @description The request quota of the rate-limit window closest to running out, or on a 429 of the window
+         *     that refused (IETF RateLimit header fields, draft 6).
          * @example 10000
          */
         "RateLimit-Limit": number;
         /**
-         * @description Requests left in the current window.
+         * @description Requests left in that window.
          * @example 9987
          */
         "RateLimit-Remaining": number;
         /**
-         * @description Seconds until the current window resets.
+         * @description Seconds until that window resets.
          * @example 812
          */
         "RateLimit-Reset": number;
