@@ -1,7 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openapiDocument } from '@workforce-kit/types';
 import express, { type Router } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { stringify } from 'yaml';
+
+/** The files of swagger-ui-dist the page uses, with their media types; nothing else is served. */
+const ASSETS = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+} as const;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -24,7 +33,8 @@ const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.yaml',
   dom_id: '#swagger-ui',
   deepLinking: true,
-  persistAuthorization: true,
+  // A pasted token is not kept in the browser's localStorage.
+  persistAuthorization: false,
   validatorUrl: null,
 });
 `;
@@ -46,13 +56,21 @@ export function servedDocument(baseUrl: string): Record<string, unknown> {
 }
 
 /**
- * The interactive API reference at `/docs` (Swagger UI, every asset served from the package: it
- * works with no internet), the spec at `/openapi.yaml` and `/openapi.json`.
+ * The interactive API reference at `/docs` (Swagger UI, its three assets read from
+ * swagger-ui-dist once, at start: it works with no internet), the spec at `/openapi.yaml` and
+ * `/openapi.json`. Any other path under `/docs` is left to the host (a 404).
  */
 export function createDocs(baseUrl: string): Router {
   const document = servedDocument(baseUrl);
   const yamlText = stringify(document);
   const jsonText = JSON.stringify(document);
+  const folder = getAbsoluteFSPath();
+  const assets = new Map(
+    Object.entries(ASSETS).map(([name, type]) => [
+      name,
+      { type, body: readFileSync(join(folder, name)) },
+    ]),
+  );
   const router = express.Router();
   router.get('/docs', (_req, res) => {
     res.type('html').send(PAGE);
@@ -60,10 +78,15 @@ export function createDocs(baseUrl: string): Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.use(
-    '/docs/assets',
-    express.static(getAbsoluteFSPath(), { index: false, fallthrough: false }),
-  );
+  router.get('/docs/assets/:name', (req, res, next) => {
+    const asset = assets.get(req.params.name);
+    if (asset === undefined) {
+      next();
+      return;
+    }
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type(asset.type).send(asset.body);
+  });
   router.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(yamlText);
   });

@@ -1,0 +1,76 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocs } from '../src/index.js';
+
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  const app = express();
+  app.use(createDocs('http://127.0.0.1:8080'));
+  // What the reference server does with everything the docs leave alone.
+  app.use((_req, res) => {
+    res.status(404).json({ code: 'NOT_FOUND' });
+  });
+  server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** A GET of a raw path (fetch would normalize `..` away). */
+async function get(path: string): Promise<{ status: number; type: string; body: string }> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/`, { path }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', body }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the API reference page', () => {
+  it('serves the page and every asset it names, with their media types', async () => {
+    const page = await get('/docs');
+    expect(page.status).toBe(200);
+    const assets = [...page.body.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets).toHaveLength(4);
+    for (const asset of assets) {
+      const res = await get(asset ?? '');
+      expect(res.status, asset).toBe(200);
+      expect(res.type, asset).toMatch(/^(text\/css|application\/javascript|image\/png)/);
+    }
+  });
+
+  it.each([
+    '/docs/assets/package.json',
+    '/docs/assets/index.html',
+    '/docs/assets/swagger-initializer.js',
+    '/docs/assets/missing.js',
+    '/docs/assets/../package.json',
+    '/docs/assets/%2e%2e/package.json',
+    '/docs/assets/..%2f..%2fpackage.json',
+    '/docs/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+    '/docs/assets/',
+  ])('answers 404, showing no file path, to %s', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toMatch(/node_modules|swagger-ui-dist|\/work\/|Error/);
+  });
+
+  it('does not keep a pasted token in the browser (persistAuthorization off)', async () => {
+    const init = await get('/docs/init.js');
+    expect(init.body).toMatch(/persistAuthorization: false/);
+  });
+});
