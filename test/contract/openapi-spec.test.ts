@@ -199,7 +199,7 @@ describe('responses', () => {
     }
   });
 
-  it('use every problem code, and NOT_FOUND is left for unknown paths', () => {
+  it('use every problem code, but NOT_FOUND (unknown paths) and INVALID_CLIENT (the dev login)', () => {
     const used = new Set(
       CONTRACT_OPERATIONS.flatMap((contract) =>
         Object.values(operation(contract.path, contract.method).responses).flatMap(
@@ -208,7 +208,7 @@ describe('responses', () => {
       ),
     );
     const declared = spec.components.schemas.ProblemCode?.enum ?? [];
-    expect([...used, 'NOT_FOUND'].sort()).toEqual([...declared].sort());
+    expect([...used, 'NOT_FOUND', 'INVALID_CLIENT'].sort()).toEqual([...declared].sort());
   });
 });
 

@@ -38,13 +38,13 @@ import {
   readOperations,
 } from './operations.js';
 import { DEFAULTS, type RouterOptions } from './options.js';
-import { problemOf } from './parser-errors.js';
 import { decodeParams } from './path-params.js';
-import { sendProblem } from './problem-details.js';
+import { problemHandler, writeProblem } from './problem-details.js';
 import { createRateLimiter } from './rate-limit.js';
 import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
-import { initRequestState, RequestState, requestState } from './request-state.js';
+import { requestIdOf } from './request-id.js';
+import { findRequestState, initRequestState, RequestState, requestState } from './request-state.js';
 import { contextOf } from './restaurant-context.js';
 import { RETRY_AFTER_SECONDS, toProblem, validationProblem } from './to-problem.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';
@@ -54,9 +54,6 @@ export type WorkforceRouter = Router & {
   /** Resolves when the spec is compiled (requests before then wait for it); rejects if it cannot be. */
   readonly ready: Promise<void>;
 };
-
-/** An incoming X-Request-Id is kept when it is printable ASCII of at most 128 characters. */
-const SANE_REQUEST_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
 
 interface Success {
   readonly body: object;
@@ -192,7 +189,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       if (validator === undefined) throw new Error(`no validator for ${key}`);
       const params = decodeParams(requestState(res).rawParams, operation);
       if ('error' in params) {
-        sendProblem(res, requestState(res).requestId, params.error);
+        writeProblem(res, requestState(res).requestId, params.error);
         return;
       }
       // Express parses the query string on every read of req.query: read it once, and only if any.
@@ -204,7 +201,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         body: req.body,
       });
       if (failure !== undefined) {
-        sendProblem(
+        writeProblem(
           res,
           requestState(res).requestId,
           validationProblem(failure.errors, operation.identifierMessages),
@@ -252,7 +249,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
             error.type,
           );
         }
-        sendProblem(res, state.requestId, toProblem(error));
+        writeProblem(res, state.requestId, toProblem(error));
         return;
       }
       const { body, events } = respond(result.value);
@@ -281,7 +278,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     if (res.writableEnded) return;
     const state = requestState(res);
     state.log.warn({ timeoutMs: requestTimeoutMs }, 'request timed out');
-    sendProblem(res, state.requestId, {
+    writeProblem(res, state.requestId, {
       code: 'REQUEST_TIMEOUT',
       detail: `The request was not answered within ${requestTimeoutMs} ms; a change it asked for may still complete.`,
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -297,15 +294,12 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       next();
       return;
     }
-    const incoming = req.headers['x-request-id'];
-    const requestId =
-      typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(req, res);
     const rawParams = matched.kind === 'operation' ? matched.rawParams : {};
     const state = initRequestState(
       res,
       new RequestState(requestId, rawParams, logger, res, deadlines),
     );
-    res.setHeader('X-Request-Id', requestId);
     deadlines.start(res);
     if (logRequests) {
       const started = performance.now();
@@ -323,11 +317,11 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     }
 
     if (matched.kind === 'not-found') {
-      sendProblem(res, requestId, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
+      writeProblem(res, requestId, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
       return;
     }
     if (matched.kind === 'method-not-allowed') {
-      sendProblem(res, requestId, {
+      writeProblem(res, requestId, {
         code: 'METHOD_NOT_ALLOWED',
         detail: `${req.method} is not supported here; use ${matched.allow}.`,
         headers: { Allow: matched.allow },
@@ -339,25 +333,11 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     chain(req, res, next);
   });
 
+  // Errors of the requests the router took (body parser refusals, a throwing store): problems.
+  const handleError = problemHandler({ logger });
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    const state = res.locals.workforceKit as RequestState | undefined;
-    if (state === undefined || res.headersSent) {
-      next(error);
-      return;
-    }
-    const occurrence = problemOf(error);
-    if (occurrence === undefined) {
-      state.log.error(
-        { err: error, method: req.method, path: req.originalUrl },
-        'unexpected error',
-      );
-      sendProblem(res, state.requestId, {
-        code: 'INTERNAL_ERROR',
-        detail: 'An unexpected error occurred. Quote the requestId to support.',
-      });
-      return;
-    }
-    sendProblem(res, state.requestId, occurrence);
+    if (findRequestState(res) === undefined) next(error);
+    else handleError(error, req, res, next);
   });
 
   return Object.assign(router, { ready: compiled }) as WorkforceRouter;

@@ -25,5 +25,14 @@ export {
   type RouterOptions,
   type RouterStore,
 } from './options.js';
-export { PROBLEM_TYPE_BASE, type Problem, type ProblemCode } from './problem-details.js';
+export {
+  PROBLEM_TYPE_BASE,
+  type Problem,
+  type ProblemCode,
+  type ProblemHandlerOptions,
+  type ProblemOccurrence,
+  problemHandler,
+  sendProblem,
+} from './problem-details.js';
+export { requestIds } from './request-id.js';
 export { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';

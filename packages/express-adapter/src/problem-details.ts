@@ -1,5 +1,7 @@
 import type { components } from '@workforce-kit/types';
-import type { Response } from 'express';
+import type { ErrorRequestHandler, Response } from 'express';
+import { problemOf } from './parser-errors.js';
+import { requestIdOf } from './request-id.js';
 import { findRequestState } from './request-state.js';
 
 export type Problem = components['schemas']['Problem'];
@@ -17,6 +19,7 @@ const KINDS: { readonly [code in ProblemCode]: ProblemKind } = {
   MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
   EMPLOYEE_NOT_ARCHIVED: { status: 400, title: 'Employee is not archived' },
   INVALID_TOKEN: { status: 401, title: 'Invalid access token' },
+  INVALID_CLIENT: { status: 401, title: 'Invalid client credentials' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
   RESTAURANT_NOT_PERMITTED: { status: 403, title: 'Restaurant not permitted' },
   NOT_FOUND: { status: 404, title: 'Not found' },
@@ -44,29 +47,39 @@ const TYPES = Object.fromEntries(
   ]),
 ) as { readonly [code in ProblemCode]: string };
 
-/** The HTTP status of a problem code. */
-export function statusOf(code: ProblemCode): number {
-  return KINDS[code].status;
-}
-
-/** What a caller says about one occurrence of a problem; the rest follows from the code. */
+/**
+ * One occurrence of a problem, as the code that answers it describes it; the status, `title` and
+ * `type` follow from the code.
+ */
 export interface ProblemOccurrence {
   readonly code: ProblemCode;
+  /** What went wrong in this request, in words for the client (never internal details). */
   readonly detail: string;
+  /** The offending inputs of a `VALIDATION_FAILED`. */
   readonly errors?: readonly ProblemFieldError[];
   /** Response headers the problem needs (`Retry-After`, `Allow`, `WWW-Authenticate`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Extension members of the body (RFC 9457 section 3.2), such as OAuth 2.0's `error` and
+   * `error_description` for a token endpoint. They cannot replace the standard members.
+   */
+  readonly extensions?: Readonly<Record<string, string>>;
 }
 
 /**
  * Sends an RFC 9457 problem details response (`application/problem+json`) with the request id.
  * Does nothing when the response has started (a timeout answered first).
  */
-export function sendProblem(res: Response, requestId: string, occurrence: ProblemOccurrence): void {
+export function writeProblem(
+  res: Response,
+  requestId: string,
+  occurrence: ProblemOccurrence,
+): void {
   if (res.headersSent) return;
-  const { code, detail, errors, headers } = occurrence;
+  const { code, detail, errors, headers, extensions } = occurrence;
   const kind = KINDS[code];
   const body: Problem = {
+    ...extensions,
     type: TYPES[code],
     title: kind.title,
     status: kind.status,
@@ -79,4 +92,63 @@ export function sendProblem(res: Response, requestId: string, occurrence: Proble
   if (headers !== undefined) res.set(headers);
   res.status(kind.status).type('application/problem+json').json(body);
   findRequestState(res)?.finish();
+}
+
+/**
+ * Answers with problem details, as the router does: the status, `type` and `title` of the code,
+ * the `detail` given, and the request's id (the one {@link requestIds} or the router gave it,
+ * else a new one, also set in `X-Request-Id`). Does nothing when the response has started.
+ * For the host app's own routes, so that every error of a service has one form.
+ *
+ * @param res - the response to answer
+ * @param occurrence - the code, the detail, and any field errors or headers
+ * @example
+ * ```ts
+ * app.post('/login', (req, res) => {
+ *   if (!valid(req.body)) return sendProblem(res, { code: 'VALIDATION_FAILED', detail: 'Send a clientId.' });
+ * });
+ * ```
+ */
+export function sendProblem(res: Response, occurrence: ProblemOccurrence): void {
+  writeProblem(res, requestIdOf(res.req, res), occurrence);
+}
+
+/** Options of {@link problemHandler}. */
+export interface ProblemHandlerOptions {
+  /** Where an unexpected error is logged, with the request id the client got. */
+  readonly logger: { error(details: object, message: string): void };
+}
+
+/**
+ * Express error middleware for the host app: a body the body parsers refused becomes its problem
+ * (400 `MALFORMED_JSON`, 413 `PAYLOAD_TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE` for an unknown
+ * charset or `Content-Encoding`), and anything else a 500 `INTERNAL_ERROR` that shows nothing
+ * internal; the error is logged under the request id the client got. Mount it last.
+ *
+ * @example
+ * ```ts
+ * app.use(problemHandler({ logger }));
+ * ```
+ */
+export function problemHandler(options: ProblemHandlerOptions): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const requestId = requestIdOf(req, res);
+    const occurrence = problemOf(error);
+    if (occurrence !== undefined) {
+      writeProblem(res, requestId, occurrence);
+      return;
+    }
+    options.logger.error(
+      { err: error, requestId, method: req.method, path: req.path },
+      'unexpected error',
+    );
+    writeProblem(res, requestId, {
+      code: 'INTERNAL_ERROR',
+      detail: 'An unexpected error occurred. Quote the requestId to support.',
+    });
+  };
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DEFAULTS, type RateLimitOptions, type RateLimitWindow } from './options.js';
-import { sendProblem } from './problem-details.js';
+import { writeProblem } from './problem-details.js';
 import { requestState } from './request-state.js';
 
 /** The default limiter of a window: counts in this process's memory. */
@@ -67,7 +67,7 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
         }
         describe(res, window, rejection);
         const retry = seconds(rejection.msBeforeNext);
-        sendProblem(res, state.requestId, {
+        writeProblem(res, state.requestId, {
           code: 'RATE_LIMITED',
           detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
           headers: { 'Retry-After': String(retry) },

@@ -1,7 +1,7 @@
 import contentType from 'content-type';
 import express, { type RequestHandler } from 'express';
 import type { OperationSpec } from './operations.js';
-import { sendProblem } from './problem-details.js';
+import { writeProblem } from './problem-details.js';
 import { requestState } from './request-state.js';
 
 function isJson(header: string | undefined): boolean {
@@ -29,7 +29,7 @@ export const mediaType =
       return;
     }
     if (!isJson(req.headers['content-type'])) {
-      sendProblem(res, requestState(res).requestId, {
+      writeProblem(res, requestState(res).requestId, {
         code: 'UNSUPPORTED_MEDIA_TYPE',
         detail: 'Content-Type must be application/json.',
       });

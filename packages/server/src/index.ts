@@ -18,6 +18,7 @@ export {
   type DevLoginOptions,
   LOGIN_PATH,
   TOKEN_LIFETIME_SECONDS,
+  WRONG_LOGINS_PER_15_MINUTES,
 } from './dev-login.js';
 export { createDocs, servedDocument } from './docs.js';
 export { describeStore, type RunningServer, StartupError, startServer } from './server.js';

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,9 +13,12 @@ import {
   type AccessTokenVerifier,
   createJwtVerifier,
   createRouter,
+  problemHandler,
+  requestIds,
+  sendProblem,
 } from '@workforce-kit/express-adapter';
 import { createPostgresStore } from '@workforce-kit/postgres';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
@@ -143,20 +146,6 @@ async function verifierFor(config: ServerConfig, devSecret: string): Promise<Acc
   }
 }
 
-function problem(res: Response, status: number, code: string, title: string, detail: string): void {
-  res
-    .status(status)
-    .type('application/problem+json')
-    .json({
-      type: `https://workforce-kit.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
-      title,
-      status,
-      detail,
-      code,
-      requestId: randomUUID(),
-    });
-}
-
 /**
  * Starts the reference server: the seed loaded into the store, the API router, the development
  * login (`AUTH_MODE=dev`), the API reference at `/docs`, the spec at `/openapi.yaml`, and the
@@ -186,20 +175,21 @@ export async function startServer(
 
   const app = express();
   app.disable('x-powered-by');
+  // Every response carries an X-Request-Id, and every error is problem details under it.
+  app.use(requestIds());
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
     const ping = await store.ping();
     if (ping.isOk()) res.json({ status: 'ready' });
-    else
-      problem(
-        res,
-        503,
-        'STORAGE_UNAVAILABLE',
-        'Storage unavailable',
-        'The store cannot be reached.',
-      );
+    else {
+      sendProblem(res, {
+        code: 'STORAGE_UNAVAILABLE',
+        detail: 'The store cannot be reached.',
+        headers: { 'Retry-After': '1' },
+      });
+    }
   });
 
   const router = createRouter({
@@ -233,48 +223,10 @@ export async function startServer(
   }
   app.use(createDocs(url));
   app.use(router);
-  app.use((_req: Request, res: Response) => {
-    problem(res, 404, 'NOT_FOUND', 'Not found', 'Nothing is served at this path.');
+  app.use((_req, res) => {
+    sendProblem(res, { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' });
   });
-  app.use(
-    (
-      error: { status?: number; type?: string },
-      _req: Request,
-      res: Response,
-      next: NextFunction,
-    ) => {
-      if (res.headersSent) {
-        next(error);
-        return;
-      }
-      if (error.type === 'entity.parse.failed') {
-        problem(
-          res,
-          400,
-          'MALFORMED_JSON',
-          'Malformed JSON body',
-          'The request body is not valid JSON.',
-        );
-      } else if (error.type === 'entity.too.large') {
-        problem(
-          res,
-          413,
-          'PAYLOAD_TOO_LARGE',
-          'Payload too large',
-          'The request body is too large.',
-        );
-      } else {
-        logger.error({ err: error }, 'unexpected error');
-        problem(
-          res,
-          500,
-          'INTERNAL_ERROR',
-          'Internal server error',
-          'An unexpected error occurred.',
-        );
-      }
-    },
-  );
+  app.use(problemHandler({ logger }));
 
   let closing: Promise<void> | undefined;
   return {

@@ -1,6 +1,6 @@
 import { isGuid } from '@workforce-kit/core';
 import type { RequestHandler } from 'express';
-import { sendProblem } from '../problem-details.js';
+import { writeProblem } from '../problem-details.js';
 import { requestState } from '../request-state.js';
 import { RESTAURANT_HEADER } from '../restaurant-context.js';
 import { RETRY_AFTER_SECONDS } from '../to-problem.js';
@@ -26,7 +26,7 @@ export const authenticate =
     const state = requestState(res);
     const token = bearerToken(req.headers.authorization);
     if (token === undefined) {
-      sendProblem(res, state.requestId, invalidToken('The request has no bearer token'));
+      writeProblem(res, state.requestId, invalidToken('The request has no bearer token'));
       return;
     }
     verifier.verify(token).then(
@@ -34,10 +34,10 @@ export const authenticate =
         if (result.isErr()) {
           const failure = result.error;
           if (failure.type === 'TokenRejected') {
-            sendProblem(res, state.requestId, invalidToken(failure.description));
+            writeProblem(res, state.requestId, invalidToken(failure.description));
           } else {
             state.log.error({ err: failure.cause }, 'token verification unavailable');
-            sendProblem(res, state.requestId, {
+            writeProblem(res, state.requestId, {
               code: 'AUTH_UNAVAILABLE',
               detail: 'The access token cannot be verified right now. Retry later.',
               headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -47,7 +47,7 @@ export const authenticate =
         }
         const principal = result.value;
         if (!principal.scopes.has(scope)) {
-          sendProblem(res, state.requestId, {
+          writeProblem(res, state.requestId, {
             code: 'INSUFFICIENT_SCOPE',
             detail: `This operation needs the scope ${scope}.`,
             headers: {
@@ -75,7 +75,7 @@ export const permitRestaurant: RequestHandler = (req, res, next) => {
     const guid = context.toLowerCase();
     const restaurants = state.principal?.restaurants;
     if (restaurants !== 'all' && !restaurants?.has(guid)) {
-      sendProblem(res, state.requestId, {
+      writeProblem(res, state.requestId, {
         code: 'RESTAURANT_NOT_PERMITTED',
         detail: `The access token may not act for restaurant ${guid}.`,
         headers: {

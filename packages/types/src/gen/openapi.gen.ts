@@ -1876,13 +1876,14 @@ export const openapiDocument: OpenApiDocument = {
         }
       },
       "ProblemCode": {
-        "description": "The stable machine-readable code of an error, one per condition. Each response lists the\ncodes it can carry.\n",
+        "description": "The stable machine-readable code of an error, one per condition. Each response lists the\ncodes it can carry. `INVALID_CLIENT` is the reference server's development login's (a\nwrong client id or secret); no operation of this API answers it.\n",
         "type": "string",
         "enum": [
           "VALIDATION_FAILED",
           "MALFORMED_JSON",
           "EMPLOYEE_NOT_ARCHIVED",
           "INVALID_TOKEN",
+          "INVALID_CLIENT",
           "INSUFFICIENT_SCOPE",
           "RESTAURANT_NOT_PERMITTED",
           "NOT_FOUND",

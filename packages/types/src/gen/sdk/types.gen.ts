@@ -406,10 +406,11 @@ export type RestaurantInfo = {
 
 /**
  * The stable machine-readable code of an error, one per condition. Each response lists the
- * codes it can carry.
+ * codes it can carry. `INVALID_CLIENT` is the reference server's development login's (a
+ * wrong client id or secret); no operation of this API answers it.
  *
  */
-export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'INVALID_TOKEN' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
+export type ProblemCode = 'VALIDATION_FAILED' | 'MALFORMED_JSON' | 'EMPLOYEE_NOT_ARCHIVED' | 'INVALID_TOKEN' | 'INVALID_CLIENT' | 'INSUFFICIENT_SCOPE' | 'RESTAURANT_NOT_PERMITTED' | 'NOT_FOUND' | 'EMPLOYEE_NOT_FOUND' | 'SHIFT_NOT_FOUND' | 'RESTAURANT_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'STORAGE_UNAVAILABLE' | 'REQUEST_TIMEOUT' | 'WRITE_CONTENTION' | 'AUTH_UNAVAILABLE';
 
 /**
  * One offending input of a request that failed validation.

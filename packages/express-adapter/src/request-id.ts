@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+
+/** An incoming X-Request-Id is kept when it is printable ASCII of at most 128 characters. */
+const SANE_REQUEST_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
+
+const LOCALS_KEY = 'workforceKitRequestId';
+
+/**
+ * The id of a request: the one it was already given (by {@link requestIds} or the router), else a
+ * sane incoming `X-Request-Id`, else a new UUID. A new id is set on the response's
+ * `X-Request-Id` header and kept for the rest of the request.
+ */
+export function requestIdOf(req: Request, res: Response): string {
+  const assigned: unknown = res.locals[LOCALS_KEY];
+  if (typeof assigned === 'string') return assigned;
+  const incoming = req.headers['x-request-id'];
+  const id =
+    typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.locals[LOCALS_KEY] = id;
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/**
+ * Express middleware that gives every request of the host app a request id, by the router's
+ * rules (a sane incoming `X-Request-Id` is reused): the `X-Request-Id` response header, and the
+ * `requestId` of any problem the app answers with {@link sendProblem} or {@link problemHandler}.
+ * Mount it first; the router then uses the same id.
+ *
+ * @returns the middleware
+ * @example
+ * ```ts
+ * app.use(requestIds());
+ * app.get('/healthz', (_req, res) => res.json({ status: 'ok' })); // answers with X-Request-Id
+ * ```
+ */
+export function requestIds(): RequestHandler {
+  return (req, res, next) => {
+    requestIdOf(req, res);
+    next();
+  };
+}
