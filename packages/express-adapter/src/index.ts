@@ -10,6 +10,7 @@ export type {
   AccessTokenVerifier,
   Principal,
   TokenRejected,
+  TokenRejectedReason,
   VerifierUnavailable,
 } from './auth/access-token.js';
 export {

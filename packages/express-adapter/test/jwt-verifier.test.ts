@@ -69,7 +69,19 @@ async function refusal(token: string, verifier = hs256()): Promise<unknown> {
   return (await verifier.verify(token))._unsafeUnwrapErr();
 }
 
-const rejected = (description: string) => ({ type: 'TokenRejected', description });
+/** The reason each refusal is reported with. */
+const REASONS: Record<string, string> = {
+  [EXPIRED]: 'expired',
+  [NOT_YET_VALID]: 'not-yet-valid',
+  [BAD_SIGNATURE]: 'signature',
+  [BAD_ALGORITHM]: 'algorithm',
+  [MALFORMED]: 'malformed',
+};
+const rejected = (description: string) => ({
+  type: 'TokenRejected',
+  description,
+  reason: REASONS[description] ?? 'claim',
+});
 
 describe('an HS256 verifier', () => {
   it('reads the scopes of a space-separated scope claim', async () => {

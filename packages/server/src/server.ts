@@ -119,13 +119,37 @@ export function describeStore(store: ServerConfig['store']): string {
   return `postgres (${url.href})`;
 }
 
+/** What a token signed before a restart is told, when the dev secret was made at start. */
+export const GENERATED_SECRET_HINT =
+  'this server made its signing secret when it started, so tokens issued before it (re)started are refused: log in again, or set AUTH_HS256_SECRET to keep tokens across restarts';
+
+/**
+ * A verifier whose refusal of a badly signed token says why that is likely: the development
+ * secret was generated at start (no `AUTH_HS256_SECRET`), so a restart changed it.
+ */
+function explainingGeneratedSecret(verifier: AccessTokenVerifier): AccessTokenVerifier {
+  return {
+    verify: (token) =>
+      verifier
+        .verify(token)
+        .mapErr((failure) =>
+          failure.type === 'TokenRejected' && failure.reason === 'signature'
+            ? { ...failure, description: `${failure.description}: ${GENERATED_SECRET_HINT}` }
+            : failure,
+        ),
+  };
+}
+
 async function verifierFor(config: ServerConfig, devSecret: string): Promise<AccessTokenVerifier> {
   const { auth } = config;
   const claims = {
     ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),
     ...(auth.audience === undefined ? {} : { audience: auth.audience }),
   };
-  if (auth.mode === 'dev') return createJwtVerifier({ hs256Secret: devSecret, ...claims });
+  if (auth.mode === 'dev') {
+    const verifier = createJwtVerifier({ hs256Secret: devSecret, ...claims });
+    return auth.hs256Secret === undefined ? explainingGeneratedSecret(verifier) : verifier;
+  }
   if ('jwksUrl' in auth.key) return createJwtVerifier({ jwksUrl: auth.key.jwksUrl, ...claims });
   if ('hs256Secret' in auth.key)
     return createJwtVerifier({ hs256Secret: auth.key.hs256Secret, ...claims });

@@ -12,6 +12,7 @@ import {
 const silent = pino({ level: 'silent' });
 const CLIENT = 'harbor-street-integration';
 const SECRET = 'demo-secret-harbor-street-7d3f9a';
+const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 
 let server: RunningServer;
 beforeEach(async () => {
@@ -202,5 +203,40 @@ describe('paths outside the API', () => {
     const docs = await send('GET', '/openapi.json', {});
     expect(docs.headers['x-request-id']).toEqual(expect.any(String));
     expectProblem(await send('GET', '/nothing-here', {}), 404, 'NOT_FOUND');
+  });
+});
+
+describe('a token from before a restart', () => {
+  it('is refused, saying the secret was made at start, when AUTH_HS256_SECRET is not set', async () => {
+    const startWithoutSecret = () =>
+      startServer(loadConfig({ PORT: '0', STORE: 'memory' })._unsafeUnwrap(), silent);
+    const before = await startWithoutSecret();
+    let token: string;
+    try {
+      const res = await fetch(`${before.url}${LOGIN_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          clientId: CLIENT,
+          clientSecret: SECRET,
+          userAccessType: 'MACHINE_CLIENT',
+        }),
+      });
+      token = ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
+    } finally {
+      await before.close();
+    }
+    const after = await startWithoutSecret();
+    try {
+      const res = await fetch(`${after.url}/restaurants/v1/restaurants/${HARBOR}`, {
+        headers: { authorization: `Bearer ${token}`, 'platform-restaurant-external-id': HARBOR },
+      });
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { detail: string };
+      expect(body.detail).toMatch(/signature does not verify: .*signing secret when it started/);
+      expect(body.detail).toMatch(/AUTH_HS256_SECRET/);
+    } finally {
+      await after.close();
+    }
   });
 });

@@ -10,10 +10,21 @@ export interface Principal {
   readonly restaurants: ReadonlySet<string> | 'all';
 }
 
+/** What is wrong with a refused token, for code that adds to its description. */
+export type TokenRejectedReason =
+  | 'expired'
+  | 'not-yet-valid'
+  | 'claim'
+  | 'algorithm'
+  | 'signature'
+  | 'malformed';
+
 /** Why a token was refused: 401 `INVALID_TOKEN`. `description` is safe to show the client. */
 export interface TokenRejected {
   readonly type: 'TokenRejected';
   readonly description: string;
+  /** What is wrong with it, when the verifier tells (`createJwtVerifier` always does). */
+  readonly reason?: TokenRejectedReason;
 }
 
 /** The keys to verify tokens could not be had (a JWKS endpoint down): 503 `AUTH_UNAVAILABLE`. */

@@ -7,6 +7,7 @@ import type {
   AccessTokenVerifier,
   Principal,
   TokenRejected,
+  TokenRejectedReason,
   VerifierUnavailable,
 } from './access-token.js';
 
@@ -42,7 +43,11 @@ export type JwtVerifierOptions = JwtKeySource & {
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
-const rejected = (description: string): TokenRejected => ({ type: 'TokenRejected', description });
+const rejected = (reason: TokenRejectedReason, description: string): TokenRejected => ({
+  type: 'TokenRejected',
+  reason,
+  description,
+});
 
 /** The key set could not be had: the identity provider's fault, not the token's. */
 class KeySetUnavailable extends Error {
@@ -72,22 +77,24 @@ function remoteKeySet(url: URL): JWTVerifyGetKey {
 function describeFailure(error: unknown): TokenRejected | VerifierUnavailable {
   if (error instanceof KeySetUnavailable)
     return { type: 'VerifierUnavailable', cause: error.cause };
-  if (error instanceof errors.JWTExpired) return rejected('The access token has expired');
+  if (error instanceof errors.JWTExpired)
+    return rejected('expired', 'The access token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     return error.claim === 'nbf'
-      ? rejected('The access token is not valid yet')
-      : rejected(`The access token's ${error.claim} claim is not accepted`);
+      ? rejected('not-yet-valid', 'The access token is not valid yet')
+      : rejected('claim', `The access token's ${error.claim} claim is not accepted`);
   }
   if (error instanceof errors.JOSEAlgNotAllowed)
-    return rejected('The token algorithm is not accepted');
+    return rejected('algorithm', 'The token algorithm is not accepted');
   if (
     error instanceof errors.JWSSignatureVerificationFailed ||
     error instanceof errors.JWKSNoMatchingKey
   ) {
-    return rejected('The access token signature does not verify');
+    return rejected('signature', 'The access token signature does not verify');
   }
-  if (error instanceof errors.JOSEError) return rejected('The access token is malformed');
-  return rejected('The access token cannot be verified');
+  if (error instanceof errors.JOSEError)
+    return rejected('malformed', 'The access token is malformed');
+  return rejected('malformed', 'The access token cannot be verified');
 }
 
 function scopesOf(payload: JWTPayload, claim: string): ReadonlySet<string> | undefined {
@@ -171,10 +178,12 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
       return verifySignature(token).andThen(({ payload }) => {
         const scopes = scopesOf(payload, scopeClaim);
         const restaurants = restaurantsOf(payload, restaurantsClaim);
-        if (scopes === undefined) return errAsync(rejected(`The ${scopeClaim} claim is malformed`));
+        if (scopes === undefined) {
+          return errAsync(rejected('claim', `The ${scopeClaim} claim is malformed`));
+        }
         if (restaurants === undefined) {
           return errAsync(
-            rejected(`The ${restaurantsClaim} claim must list restaurant GUIDs or "*"`),
+            rejected('claim', `The ${restaurantsClaim} claim must list restaurant GUIDs or "*"`),
           );
         }
         const principal: Principal = {
