@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 
-/** The path of the development token endpoint (CONTRACT.md). */
+/** The path of the development token endpoint (docs/contract.md). */
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 /** Lifetime of a development token. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
