@@ -185,6 +185,9 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     const key = `${operation.method} ${operation.path}`;
     let validator: OperationValidator | undefined;
     const run = (req: Request, res: Response, next: NextFunction) => {
+      // Answered already (the request timed out while its body or a check was pending): the
+      // client was told it failed, so its change must not start.
+      if (res.headersSent) return;
       validator ??= validators?.get(key);
       if (validator === undefined) throw new Error(`no validator for ${key}`);
       const params = decodeParams(requestState(res).rawParams, operation);
@@ -281,7 +284,8 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     writeProblem(res, state.requestId, {
       code: 'REQUEST_TIMEOUT',
       detail: `The request was not answered within ${requestTimeoutMs} ms; a change it asked for may still complete.`,
-      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      // The connection closes after the answer: a body still arriving is not read on.
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS), Connection: 'close' },
     });
   });
   const logRequests = logger.isLevelEnabled('info');

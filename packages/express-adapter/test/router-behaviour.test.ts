@@ -686,6 +686,54 @@ describe('the request timeout', () => {
   });
 });
 
+describe('a body slower than the request timeout', () => {
+  it('gets its 503, and the change it asked for never starts, even when the body completes', async () => {
+    const t = await testApp({ requestTimeoutMs: 200 });
+    const { world } = t;
+    const server = express().use(t.app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const token = await tokenFor([world.restaurant.guid]);
+      const body = '{"note": "sent slowly"}';
+      const socket = (await import('node:net')).connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(
+        [
+          `PUT ${unarchivePath(world.archivedEmployee.guid)} HTTP/1.1`,
+          'Host: localhost',
+          `Authorization: Bearer ${token}`,
+          `${CONTEXT}: ${world.restaurant.guid}`,
+          'Content-Type: application/json',
+          `Content-Length: ${body.length}`,
+          '',
+          body.slice(0, 5),
+        ].join('\r\n'),
+      );
+      await vi.waitFor(() => expect(answer).toMatch(/^HTTP\/1\.1 503 /), { timeout: 2_000 });
+      expect(answer).toMatch(/REQUEST_TIMEOUT/);
+      // The rest of the body arrives after the answer, if the connection is still open.
+      if (!socket.destroyed) socket.write(body.slice(5));
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 300))]);
+      socket.destroy();
+
+      const stored = await t.store.employees.find(world.restaurant.guid, {
+        kind: 'guid',
+        guid: world.archivedEmployee.guid,
+      });
+      expect(stored._unsafeUnwrap()?.deleted).toBe(true);
+      expect(t.store.recordedEvents()).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 /**
  * A world with `count` more employees (archived or not) and shifts of the restaurant, so that
  * the tests of a block can share one app and still each change records of their own.

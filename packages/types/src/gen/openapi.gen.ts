@@ -1125,7 +1125,7 @@ export const openapiDocument: OpenApiDocument = {
         }
       },
       "ServiceUnavailable": {
-        "description": "`STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.\n`REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it\nasked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried\narchive or unarchive answers 400 if the first one completed.\n`WRITE_CONTENTION`: the record was changed by other requests on every attempt to change\nit; nothing was changed by this one.\n`AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);\nnothing was changed.\nRetry after `Retry-After` seconds.\n",
+        "description": "`STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.\n`REQUEST_TIMEOUT`: the request was not answered within the request timeout (the connection\nthen closes). A change already under way when the time ran out may still complete; a\nrequest still being received or checked (a slow body, a slow token check) changes\nnothing. Retrying `deleteShift` or `archiveEmployee` is safe (they are idempotent); a\nretried unarchive answers 400 if the first one completed.\n`WRITE_CONTENTION`: the record was changed by other requests on every attempt to change\nit; nothing was changed by this one.\n`AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);\nnothing was changed.\nRetry after `Retry-After` seconds.\n",
         "headers": {
           "X-Request-Id": {
             "$ref": "#/components/headers/X-Request-Id"

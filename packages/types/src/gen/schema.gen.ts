@@ -698,9 +698,11 @@ export type components = {
         };
         /**
          * @description `STORAGE_UNAVAILABLE`: the store cannot be reached; nothing was changed.
-         *     `REQUEST_TIMEOUT`: the request was not answered within the request timeout; a change it
-         *     asked for may still complete. Retrying `deleteShift` is safe (it is idempotent); a retried
-         *     archive or unarchive answers 400 if the first one completed.
+         *     `REQUEST_TIMEOUT`: the request was not answered within the request timeout (the connection
+         *     then closes). A change already under way when the time ran out may still complete; a
+         *     request still being received or checked (a slow body, a slow token check) changes
+         *     nothing. Retrying `deleteShift` or `archiveEmployee` is safe (they are idempotent); a
+         *     retried unarchive answers 400 if the first one completed.
          *     `WRITE_CONTENTION`: the record was changed by other requests on every attempt to change
          *     it; nothing was changed by this one.
          *     `AUTH_UNAVAILABLE`: the keys to verify the token could not be fetched (JWKS unreachable);
