@@ -31,6 +31,13 @@ export interface RateLimitOptions {
    * ```
    */
   readonly limiter?: (window: RateLimitWindow) => RateLimiterAbstract;
+  /**
+   * How many keys (restaurant contexts, client addresses) the default in-memory limiters hold per
+   * window. Past it, the least recently seen key's count is dropped, so that no sequence of
+   * requests grows memory without bound. A shared `limiter` is its store's to bound.
+   * @default 10000
+   */
+  readonly maxKeys?: number;
 }
 
 /** Options of `createRouter`. */
@@ -68,5 +75,6 @@ export const DEFAULTS = {
   per15Minutes: 10_000,
   bodyLimitBytes: 16 * 1024,
   requestTimeoutMs: 10_000,
+  rateLimitMaxKeys: 10_000,
   logLevel: 'warn',
 } as const;

@@ -1,16 +1,46 @@
 import type { RequestHandler, Response } from 'express';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { LRUCache } from 'lru-cache';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DEFAULTS, type RateLimitOptions, type RateLimitWindow } from './options.js';
 import { writeProblem } from './problem-details.js';
 import { requestState } from './request-state.js';
 
-/** The default limiter of a window: counts in this process's memory. */
-function memoryLimiter(window: RateLimitWindow): RateLimiterAbstract {
-  return new RateLimiterMemory({
+/** What the router asks of a window's limiter: count a request of a key. */
+export interface WindowCounter {
+  /** Resolves while the key has points left; rejects with a `RateLimiterRes` when spent. */
+  consume(key: string): Promise<RateLimiterRes>;
+}
+
+/**
+ * The default limiter of a window: counts in this process's memory, for at most `maxKeys` keys.
+ * rate-limiter-flexible keeps a key until its window ends (15 minutes for the long one), so
+ * requests naming ever new restaurant contexts would grow memory without bound; here the least
+ * recently counted key is dropped (and its count with it) once `maxKeys` are held.
+ */
+export function boundedMemoryCounter(
+  window: RateLimitWindow,
+  maxKeys: number,
+): WindowCounter & { readonly size: number } {
+  const limiter = new RateLimiterMemory({
     keyPrefix: window.name,
     points: window.points,
     duration: window.durationSeconds,
   });
+  const keys = new LRUCache<string, true>({
+    max: maxKeys,
+    dispose: (_held, key, reason) => {
+      if (reason === 'evict') void limiter.delete(key);
+    },
+  });
+  return {
+    consume(key) {
+      keys.set(key, true);
+      return limiter.consume(key);
+    },
+    get size() {
+      return keys.size;
+    },
+  };
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -27,7 +57,9 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * limiter that fails (its store is down) lets the request through and logs why.
  */
 export function createRateLimiter(options: RateLimitOptions): RequestHandler {
-  const makeLimiter = options.limiter ?? memoryLimiter;
+  const maxKeys = options.maxKeys ?? DEFAULTS.rateLimitMaxKeys;
+  const makeLimiter: (window: RateLimitWindow) => WindowCounter =
+    options.limiter ?? ((window) => boundedMemoryCounter(window, maxKeys));
   const short: RateLimitWindow = {
     name: 'second',
     points: options.perSecond ?? DEFAULTS.perSecond,

@@ -39,7 +39,19 @@ export type JwtVerifierOptions = JwtKeySource & {
   readonly restaurantsClaim?: string;
   /** How many verified tokens to remember until they expire; 0 remembers none. @default 10000 */
   readonly cacheSize?: number;
+  /**
+   * The most memory, in bytes (approximately), the remembered tokens and their principals may
+   * take: tokens can be as long as a request's headers, so a count alone does not bound it.
+   * @default 16777216 (16 MiB)
+   */
+  readonly cacheMaxBytes?: number;
 };
+
+/** About what a remembered token costs: its text (UTF-16) and its principal's sets. */
+function cachedBytes(principal: Principal, token: string): number {
+  const restaurants = principal.restaurants === 'all' ? 0 : principal.restaurants.size;
+  return 2 * token.length + 64 * (restaurants + principal.scopes.size) + 256;
+}
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
@@ -135,8 +147,9 @@ function keyFor(source: JwtKeySource): {
 /**
  * A JWT access-token verifier built on `jose`: the key from a JWKS URL, a PEM public key or an
  * HS256 secret; an algorithm allow-list; `exp` (required), `nbf`, `iss` and `aud`; scopes and
- * restaurants from their claims. Verified tokens are remembered (bounded, until they expire), so
- * a client's repeated token costs one signature check, not one per request.
+ * restaurants from their claims. Verified tokens are remembered until they expire (at most
+ * `cacheSize` of them, in at most `cacheMaxBytes`), so a client's repeated token costs one
+ * signature check, not one per request.
  *
  * @param options - the key source and the claims to check
  * @returns the verifier to pass as `auth` to `createRouter`
@@ -161,7 +174,14 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
     ...(options.audience === undefined ? {} : { audience: [options.audience].flat() }),
   };
   const cacheSize = options.cacheSize ?? 10_000;
-  const verified = cacheSize > 0 ? new LRUCache<string, Principal>({ max: cacheSize }) : undefined;
+  const verified =
+    cacheSize > 0
+      ? new LRUCache<string, Principal>({
+          max: cacheSize,
+          maxSize: options.cacheMaxBytes ?? 16 * 1024 * 1024,
+          sizeCalculation: cachedBytes,
+        })
+      : undefined;
 
   const verifySignature = (token: string) =>
     ResultAsync.fromPromise(
