@@ -299,6 +299,9 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       return;
     }
     const requestId = requestIdOf(req, res);
+    // Answers carry personal data (employees) and are never to be cached or sniffed.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     const rawParams = matched.kind === 'operation' ? matched.rawParams : {};
     const state = initRequestState(
       res,

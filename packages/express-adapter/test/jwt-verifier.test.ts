@@ -201,12 +201,38 @@ describe('refused tokens', () => {
   it.each([
     ['a single GUID, not a list', RESTAURANT_A],
     ['a list with a non-GUID', [RESTAURANT_A, 'downtown']],
+    ['"*" beside a non-GUID', ['*', 'not-a-guid']],
     ['a list with a number', [42]],
     ['a number', 42],
     ['an object', { guid: RESTAURANT_A }],
   ])('refuses a restaurants claim that is %s', async (_name, restaurants) => {
     const token = await sign({ scope: 'restaurants:read', restaurants });
     expect(await refusal(token)).toEqual(rejected(RESTAURANTS_MALFORMED));
+  });
+
+  it('refuses a token issued in the future (iat past the clock tolerance)', async () => {
+    const tomorrow = await sign(valid({ iat: nowSeconds() + 86_400 }), {
+      exp: nowSeconds() + 90_000,
+    });
+    expect(await refusal(tomorrow)).toEqual({
+      type: 'TokenRejected',
+      reason: 'not-yet-valid',
+      description: 'The access token is issued in the future',
+    });
+    const skewed = await sign(valid({ iat: nowSeconds() + 3 }));
+    expect((await hs256().verify(skewed)).isOk()).toBe(true);
+  });
+
+  it('requires typ at+jwt (RFC 9068) when asked to, and only then', async () => {
+    const plain = await sign(valid());
+    const accessToken = await new SignJWT(valid())
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setExpirationTime(nowSeconds() + 300)
+      .sign(encode(SECRET));
+    const strict = createJwtVerifier({ hs256Secret: SECRET, requireAccessTokenType: true });
+    expect(await refusal(plain, strict)).toEqual(rejected(claimRefused('typ')));
+    expect((await strict.verify(accessToken)).isOk()).toBe(true);
+    expect((await hs256().verify(plain)).isOk()).toBe(true);
   });
 
   it.each([

@@ -686,6 +686,25 @@ describe('the request timeout', () => {
   });
 });
 
+describe('headers for personal data', () => {
+  it('mark every answer of the API no-store and nosniff, successes and problems alike', async () => {
+    const t = await testApp();
+    const token = await tokenFor([t.world.restaurant.guid]);
+    const unarchived = await request(t.app)
+      .put(unarchivePath(t.world.archivedEmployee.guid))
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, t.world.restaurant.guid)
+      .set('Content-Type', 'application/json');
+    const refused = await request(t.app).get(restaurantPath(t.world));
+    const unknown = await request(t.app).get('/labor/v1/nothing');
+    expect([unarchived.status, refused.status, unknown.status]).toEqual([200, 401, 404]);
+    for (const res of [unarchived, refused, unknown]) {
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+});
+
 describe('a body slower than the request timeout', () => {
   it('gets its 503, and the change it asked for never starts, even when the body completes', async () => {
     const t = await testApp({ requestTimeoutMs: 200 });

@@ -28,8 +28,15 @@ export type JwtVerifierOptions = JwtKeySource & {
   readonly issuer?: string;
   /** Required `aud` (one of them), when set. */
   readonly audience?: string | readonly string[];
-  /** Seconds of clock skew tolerated on `exp` and `nbf`. @default 5 */
+  /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat`. @default 5 */
   readonly clockToleranceSeconds?: number;
+  /**
+   * Accept only access tokens in the JWT profile of RFC 9068: a `typ` header of `at+jwt`. Turn it
+   * on when your identity provider marks its access tokens so, and an ID token (or any other JWT
+   * signed with the same key) must not pass for one.
+   * @default false
+   */
+  readonly requireAccessTokenType?: boolean;
   /** The claim with the space-separated scopes (a string, or an array). @default 'scope' */
   readonly scopeClaim?: string;
   /**
@@ -122,8 +129,9 @@ function restaurantsOf(payload: JWTPayload, claim: string): Principal['restauran
   if (value === undefined) return new Set();
   if (value === '*') return 'all';
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return undefined;
+  // Every entry must be a GUID or "*": junk is refused beside "*" as it is without it.
+  if (!value.every((item) => item === '*' || isGuid(item))) return undefined;
   if (value.includes('*')) return 'all';
-  if (!value.every(isGuid)) return undefined;
   return new Set(value.map((guid) => guid.toLowerCase()));
 }
 
@@ -170,6 +178,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
     algorithms,
     clockTolerance: toleranceSeconds,
     requiredClaims: ['exp'],
+    ...(options.requireAccessTokenType === true ? { typ: 'at+jwt' } : {}),
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.audience === undefined ? {} : { audience: [options.audience].flat() }),
   };
@@ -196,6 +205,10 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
       const known = verified?.get(token);
       if (known !== undefined) return okAsync(known);
       return verifySignature(token).andThen(({ payload }) => {
+        // jose checks iat only against a maximum age; a token issued in the future is refused.
+        if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + toleranceSeconds) {
+          return errAsync(rejected('not-yet-valid', 'The access token is issued in the future'));
+        }
         const scopes = scopesOf(payload, scopeClaim);
         const restaurants = restaurantsOf(payload, restaurantsClaim);
         if (scopes === undefined) {
