@@ -41,6 +41,7 @@ import { DEFAULTS, type RouterOptions } from './options.js';
 import { decodeParams } from './path-params.js';
 import { problemHandler, writeProblem } from './problem-details.js';
 import { createRateLimiter } from './rate-limit.js';
+import { redactedUrl } from './redacted-url.js';
 import { jsonBody, mediaType } from './request-body.js';
 import { RequestDeadlines } from './request-deadlines.js';
 import { requestIdOf } from './request-id.js';
@@ -314,7 +315,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         state.log.info(
           {
             method: req.method,
-            path: req.originalUrl,
+            path: redactedUrl(req.originalUrl),
             status: res.statusCode,
             ms: Math.round(performance.now() - started),
           },

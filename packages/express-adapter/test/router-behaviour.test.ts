@@ -705,6 +705,27 @@ describe('headers for personal data', () => {
   });
 });
 
+describe('the request log', () => {
+  it('records no credential sent in the query string', async () => {
+    const t = await testApp();
+    const token = await tokenFor([t.world.restaurant.guid]);
+    const res = await request(t.app)
+      .get(`${restaurantPath(t.world)}?access_token=${token}`)
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, t.world.restaurant.guid);
+    expect(res.status).toBe(400);
+    await vi.waitFor(() =>
+      expect(lines(t.logs, res.body.requestId)).toContainEqual(
+        expect.objectContaining({
+          msg: 'request',
+          path: `${restaurantPath(t.world)}?access_token=[redacted]`,
+        }),
+      ),
+    );
+    expect(JSON.stringify(t.logs)).not.toContain(token);
+  });
+});
+
 describe('a body slower than the request timeout', () => {
   it('gets its 503, and the change it asked for never starts, even when the body completes', async () => {
     const t = await testApp({ requestTimeoutMs: 200 });
