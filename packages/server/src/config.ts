@@ -19,6 +19,11 @@ export type AuthConfig =
   | {
       /** The development login signs HS256 tokens for the seed's clients; the router verifies them. */
       readonly mode: 'dev';
+      /**
+       * Whether the login is reachable beyond this machine: `AUTH_MODE=dev` set explicitly with
+       * a `HOST` that is not a loopback address (the server then warns loudly at start).
+       */
+      readonly exposed: boolean;
       /** The signing secret; made at start when not given (tokens then die with the process). */
       readonly hs256Secret: string | undefined;
       readonly issuer: string;
@@ -77,7 +82,7 @@ const environment = z.object({
       .optional(),
   ),
   SEED_FILE: optionalText,
-  AUTH_MODE: z.enum(['dev', 'jwt'], { message: 'AUTH_MODE must be dev or jwt' }).default('dev'),
+  AUTH_MODE: z.enum(['dev', 'jwt'], { message: 'AUTH_MODE must be dev or jwt' }).optional(),
   AUTH_JWKS_URL: optionalText.pipe(z.url({ message: 'AUTH_JWKS_URL must be a URL' }).optional()),
   AUTH_PUBLIC_KEY_FILE: optionalText,
   AUTH_HS256_SECRET: optionalText.pipe(
@@ -85,6 +90,9 @@ const environment = z.object({
   ),
   AUTH_ISSUER: optionalText,
   AUTH_AUDIENCE: optionalText,
+  AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE: z
+    .enum(['true', 'false'], { message: 'AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE must be true or false' })
+    .default('false'),
   RATE_LIMIT_PER_SECOND: positiveInt('RATE_LIMIT_PER_SECOND').default(20),
   RATE_LIMIT_PER_15_MIN: positiveInt('RATE_LIMIT_PER_15_MIN').default(10_000),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
@@ -101,14 +109,36 @@ export interface ConfigError {
   readonly messages: readonly string[];
 }
 
+/** Whether `host` is a loopback address (or name), reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
 function authConfig(env: z.output<typeof environment>): Result<AuthConfig, string> {
-  if (env.AUTH_MODE === 'dev') {
+  const loopback = isLoopback(env.HOST);
+  if (env.AUTH_MODE === undefined && !loopback) {
+    return err(
+      `AUTH_MODE is not set and HOST ${env.HOST} is not a loopback address: the development login would hand tokens to anyone who can reach it. Set AUTH_MODE=jwt to verify your identity provider's tokens, or AUTH_MODE=dev to expose the development login on purpose`,
+    );
+  }
+  if (env.AUTH_MODE !== 'jwt') {
     return ok({
       mode: 'dev',
+      exposed: !loopback,
       hs256Secret: env.AUTH_HS256_SECRET,
       issuer: env.AUTH_ISSUER ?? DEV_ISSUER,
       audience: env.AUTH_AUDIENCE,
     });
+  }
+  const unchecked = [
+    env.AUTH_ISSUER === undefined && 'AUTH_ISSUER',
+    env.AUTH_AUDIENCE === undefined && 'AUTH_AUDIENCE',
+  ].filter((name) => typeof name === 'string');
+  if (unchecked.length > 0 && env.AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE !== 'true') {
+    return err(
+      `AUTH_MODE=jwt needs ${unchecked.join(' and ')}: without ${unchecked.length === 1 ? 'it' : 'them'}, a token your identity provider issued for another service would be accepted here. Set AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE=true to accept any on purpose`,
+    );
   }
   const keys = [
     env.AUTH_JWKS_URL && { jwksUrl: env.AUTH_JWKS_URL },

@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       seedFile: DEMO_SEED_FILE,
       auth: {
         mode: 'dev',
+        exposed: false,
         hs256Secret: undefined,
         issuer: 'workforce-kit-dev',
         audience: undefined,
@@ -99,13 +100,16 @@ describe('loadConfig', () => {
     expect(loadConfig(env)._unsafeUnwrapErr().messages.join('\n')).toContain(name);
   });
 
+  const ISSUER_AND_AUDIENCE = { AUTH_ISSUER: 'https://id.example.com', AUTH_AUDIENCE: 'api' };
+
   it('needs exactly one key for AUTH_MODE=jwt', () => {
     for (const env of [
-      { AUTH_MODE: 'jwt' },
+      { AUTH_MODE: 'jwt', ...ISSUER_AND_AUDIENCE },
       {
         AUTH_MODE: 'jwt',
         AUTH_JWKS_URL: 'https://id.example.com/jwks',
         AUTH_PUBLIC_KEY_FILE: '/k.pem',
+        ...ISSUER_AND_AUDIENCE,
       },
     ]) {
       expect(loadConfig(env)._unsafeUnwrapErr().messages[0]).toMatch(
@@ -113,10 +117,49 @@ describe('loadConfig', () => {
       );
     }
     expect(
-      loadConfig({ AUTH_MODE: 'jwt', AUTH_PUBLIC_KEY_FILE: '/k.pem' })._unsafeUnwrap().auth,
+      loadConfig({
+        AUTH_MODE: 'jwt',
+        AUTH_PUBLIC_KEY_FILE: '/k.pem',
+        ...ISSUER_AND_AUDIENCE,
+      })._unsafeUnwrap().auth,
     ).toMatchObject({
       key: { publicKeyFile: '/k.pem' },
     });
+  });
+
+  it('refuses AUTH_MODE=jwt without AUTH_ISSUER or AUTH_AUDIENCE, unless told to accept any', () => {
+    const key = { AUTH_MODE: 'jwt', AUTH_PUBLIC_KEY_FILE: '/k.pem' };
+    for (const [env, missing] of [
+      [{}, 'AUTH_ISSUER and AUTH_AUDIENCE'],
+      [{ AUTH_ISSUER: 'https://id.example.com' }, 'AUTH_AUDIENCE'],
+      [{ AUTH_AUDIENCE: 'api' }, 'AUTH_ISSUER'],
+    ] as const) {
+      const message = loadConfig({ ...key, ...env })
+        ._unsafeUnwrapErr()
+        .messages.join('\n');
+      expect(message).toContain(`AUTH_MODE=jwt needs ${missing}`);
+      expect(message).toContain('AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE=true');
+    }
+    expect(
+      loadConfig({ ...key, AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE: 'true' })._unsafeUnwrap().auth,
+    ).toMatchObject({ mode: 'jwt', issuer: undefined, audience: undefined });
+  });
+
+  it('turns the development login on by default only on a loopback HOST', () => {
+    for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]']) {
+      expect(loadConfig({ HOST: host })._unsafeUnwrap().auth).toMatchObject({
+        mode: 'dev',
+        exposed: false,
+      });
+    }
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'api.example.com']) {
+      const message = loadConfig({ HOST: host })._unsafeUnwrapErr().messages.join('\n');
+      expect(message).toContain(`AUTH_MODE is not set and HOST ${host} is not a loopback address`);
+      expect(loadConfig({ HOST: host, AUTH_MODE: 'dev' })._unsafeUnwrap().auth).toMatchObject({
+        mode: 'dev',
+        exposed: true,
+      });
+    }
   });
 
   it('treats an empty variable as unset', () => {

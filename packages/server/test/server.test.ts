@@ -221,6 +221,7 @@ describe('starting', () => {
       PORT: '0',
       AUTH_MODE: 'jwt',
       AUTH_PUBLIC_KEY_FILE: '/no/such/key.pem',
+      AUTH_ALLOW_ANY_ISSUER_OR_AUDIENCE: 'true',
     });
     await expect(startServer(config._unsafeUnwrap(), silent)).rejects.toThrow(
       /AUTH_PUBLIC_KEY_FILE \/no\/such\/key.pem cannot be read/,
