@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const workspace = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('fixtures', import.meta.url));
+const examples = join(workspace, 'examples');
 
 // From the demo seed the server ships: a restaurant, and an archived employee of it.
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
@@ -198,6 +199,7 @@ beforeAll(async () => {
           ...packed,
           '@electric-sql/pglite': await versionIn('packages/postgres', '@electric-sql/pglite'),
           express: await versionIn('packages/express-adapter', 'express'),
+          pg: await versionIn('packages/postgres', 'pg'),
         },
         // What a user's TypeScript needs beside them, the test support's optional peers included.
         devDependencies: {
@@ -225,8 +227,12 @@ beforeAll(async () => {
     project,
   );
 
-  // The user's code, compiled against the installed declarations. skipLibCheck as most projects
-  // have it: PGlite's own declarations need the DOM's and Emscripten's types.
+  // The user's code: the README's snippets (examples/) and the app the tests below run, compiled
+  // against the installed declarations. skipLibCheck as most projects have it: PGlite's own
+  // declarations need the DOM's and Emscripten's types.
+  for (const file of (await readdir(examples)).filter((name) => name.endsWith('.ts'))) {
+    await cp(join(examples, file), join(project, 'src', file));
+  }
   await cp(join(fixtures, 'embedding-app.ts'), join(project, 'src', 'embedding-app.ts'));
   await writeFile(
     join(project, 'tsconfig.json'),
@@ -265,7 +271,7 @@ afterAll(async () => {
   if (root !== undefined) await rm(root, { recursive: true, force: true });
 });
 
-it('type-checks code using the packages against their installed declarations', () => {
+it('type-checks the README examples and the app against the installed declarations', () => {
   expect(userCode.output).toBe('');
   expect(userCode.code).toBe(0);
 });
