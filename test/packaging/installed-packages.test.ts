@@ -29,7 +29,6 @@ const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
 
 interface Manifest {
   readonly name: string;
-  readonly version: string;
   readonly private?: boolean;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;
@@ -177,16 +176,26 @@ beforeAll(async () => {
   await mkdir(join(project, 'src'), { recursive: true });
   await mkdir(join(project, 'entry-points'));
 
-  // Every publishable package, packed one at a time (each pack runs a build).
-  const packed: Record<string, string> = {};
-  for (const folder of (await readdir(join(workspace, 'packages'))).sort()) {
+  // Every publishable package, packed one at a time, each after the workspace packages it
+  // depends on: a pack runs a build, which reads the declarations of those.
+  const publishable = new Map<string, { dir: string; manifest: Manifest }>();
+  for (const folder of await readdir(join(workspace, 'packages'))) {
     const dir = join(workspace, 'packages', folder);
     const manifest = await readManifest(dir);
-    if (manifest.private === true) continue;
-    const tarball = join(tarballs, `${folder}.tgz`);
-    await run('pnpm', ['pack', '--out', tarball], dir, process.env);
-    packed[manifest.name] = `file:${tarball}`;
+    if (manifest.private !== true) publishable.set(manifest.name, { dir, manifest });
   }
+  const packed: Record<string, string> = {};
+  const started = new Set<string>();
+  const pack = async (name: string): Promise<void> => {
+    const found = publishable.get(name);
+    if (found === undefined || started.has(name)) return;
+    started.add(name);
+    for (const dependency of Object.keys(found.manifest.dependencies ?? {})) await pack(dependency);
+    const tarball = join(tarballs, `${name.replace('@', '').replace('/', '-')}.tgz`);
+    await run('pnpm', ['pack', '--out', tarball], found.dir, process.env);
+    packed[name] = `file:${tarball}`;
+  };
+  for (const name of [...publishable.keys()].sort()) await pack(name);
 
   await writeFile(
     join(project, 'package.json'),
@@ -241,7 +250,6 @@ beforeAll(async () => {
       include: ['src'],
     }),
   );
-  userCode = await tsc('tsconfig.json');
 
   // Every entry point of every package (its `exports`, as installed), its declarations checked
   // too: with skipLibCheck, an import of theirs that does not resolve would be a silent `any`.
@@ -263,7 +271,10 @@ beforeAll(async () => {
       include: ['entry-points'],
     }),
   );
-  declarations = await tsc('tsconfig.entry-points.json');
+  [userCode, declarations] = await Promise.all([
+    tsc('tsconfig.json'),
+    tsc('tsconfig.entry-points.json'),
+  ]);
 });
 
 afterAll(async () => {
