@@ -23,6 +23,9 @@ const workspace = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('fixtures', import.meta.url));
 const examples = join(workspace, 'examples');
 
+/** A file planted in each package's dist/ before it is packed. */
+const LEFTOVER = 'leftover-of-an-earlier-build.js';
+
 // From the demo seed the server ships: a restaurant, and an archived employee of it.
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
@@ -144,6 +147,8 @@ async function startService(command: string, args: readonly string[], cwd: strin
 
 let root: string;
 let project: string;
+/** The `file:` specifier of each package's tarball, by package name. */
+const packed: Record<string, string> = {};
 /** tsc over the user's code (src/), which it also compiles to dist/ for the runs below. */
 let userCode: Finished;
 /** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
@@ -184,7 +189,6 @@ beforeAll(async () => {
     const manifest = await readManifest(dir);
     if (manifest.private !== true) publishable.set(manifest.name, { dir, manifest });
   }
-  const packed: Record<string, string> = {};
   const started = new Set<string>();
   const pack = async (name: string): Promise<void> => {
     const found = publishable.get(name);
@@ -192,6 +196,9 @@ beforeAll(async () => {
     started.add(name);
     for (const dependency of Object.keys(found.manifest.dependencies ?? {})) await pack(dependency);
     const tarball = join(tarballs, `${name.replace('@', '').replace('/', '-')}.tgz`);
+    // What an earlier build left behind, which the pack's build must not ship.
+    await mkdir(join(found.dir, 'dist'), { recursive: true });
+    await writeFile(join(found.dir, 'dist', LEFTOVER), '');
     await run('pnpm', ['pack', '--out', tarball], found.dir, process.env);
     packed[name] = `file:${tarball}`;
   };
@@ -280,6 +287,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...running].map((service) => service.stop()));
   if (root !== undefined) await rm(root, { recursive: true, force: true });
+});
+
+it('ships a fresh build of each package, without leftovers of an earlier one', async () => {
+  for (const name of Object.keys(packed)) {
+    const shipped = await readdir(join(project, 'node_modules', name, 'dist'));
+    expect(shipped).toContain('index.js');
+    expect(shipped).not.toContain(LEFTOVER);
+  }
 });
 
 it('type-checks the README examples and the app against the installed declarations', () => {
