@@ -2,7 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*/vitest.config.ts', 'test/vitest.config.ts'],
+    projects: [
+      'packages/*/vitest.config.ts',
+      'test/vitest.config.ts',
+      'test/packaging/vitest.config.ts',
+    ],
     coverage: {
       provider: 'v8',
       // The domain rules; the test support in testing/ is exercised but not measured.

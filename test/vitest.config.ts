@@ -6,6 +6,7 @@ export default defineProject({
   test: {
     name: 'cross-package',
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**'],
+    // packaging/ is a project of its own (see its vitest.config.ts).
+    exclude: ['node_modules/**', 'packaging/**'],
   },
 });

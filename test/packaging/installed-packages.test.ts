@@ -1,0 +1,382 @@
+// The published packages as users get them. Inside the workspace every import resolves whether a
+// package declares it or not; a user's npm install has only what the manifests declare. So: pack
+// every publishable package (`pnpm pack` runs its prepack/prepare script, which builds dist/, and
+// turns `workspace:*` into the version), install all the tarballs with npm, in one install, into
+// a project in the system's temp folder, and use them from there: type-check code against the
+// installed declarations, run an app embedding the router over the memory store and over PGlite,
+// and run the server's `workforce-kit` command.
+//
+// npm installs with --install-strategy=shallow: the project's own dependencies at the top of its
+// node_modules, every other package beside the package that needs it. With the default (hoisted)
+// layout, the server's dependencies would also sit at the top, and hide a library that imports one
+// of them without declaring it, which is the defect this test is for.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const workspace = fileURLToPath(new URL('../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('fixtures', import.meta.url));
+const examples = join(workspace, 'examples');
+
+/** A file planted in each package's dist/ before it is packed. */
+const LEFTOVER = 'leftover-of-an-earlier-build.js';
+
+// From the demo seed the server ships: a restaurant, and an archived employee of it.
+const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
+const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
+
+interface Manifest {
+  readonly name: string;
+  readonly private?: boolean;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly devDependencies?: Readonly<Record<string, string>>;
+}
+
+async function readManifest(dir: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest;
+}
+
+/** The version range the workspace package in `dir` pins `name` at, so that the two stay equal. */
+async function versionIn(dir: string, name: string): Promise<string> {
+  const manifest = await readManifest(join(workspace, dir));
+  const version = manifest.dependencies?.[name] ?? manifest.devDependencies?.[name];
+  if (version === undefined) throw new Error(`${dir}/package.json does not list ${name}`);
+  return version;
+}
+
+/** Environment variables pnpm, npm and vitest set for their children, which a user's shell lacks. */
+const TOOL_VARIABLE = /^(npm_|pnpm_|vitest)/i;
+const TOOL_VARIABLES = new Set(['NODE_OPTIONS', 'NODE_ENV', 'INIT_CWD', 'TEST', 'MODE']);
+
+/** A user's environment: ours without the tools' variables, and no workspace folder on the PATH. */
+function userEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!TOOL_VARIABLE.test(key) && !TOOL_VARIABLES.has(key)) env[key] = value;
+  }
+  env.PATH = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.startsWith(workspace))
+    .join(delimiter);
+  return { ...env, ...extra };
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** Runs a command to its end; resolves with its exit code and everything it wrote. */
+function attempt(command: string, args: readonly string[], cwd: string, env = userEnv()) {
+  return new Promise<Finished>((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Runs a command that must succeed. */
+async function run(command: string, args: readonly string[], cwd: string, env = userEnv()) {
+  const { code, output } = await attempt(command, args, cwd, env);
+  if (code !== 0) {
+    throw new Error(`${command} ${args.join(' ')} exited with ${code} in ${cwd}:\n${output}`);
+  }
+}
+
+/** A long-running process that prints `listening on <url>` once it serves. */
+interface Service {
+  readonly url: string;
+  output(): string;
+  /** Sends SIGTERM; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const running = new Set<Service>();
+
+async function startService(command: string, args: readonly string[], cwd: string, env = {}) {
+  const child = spawn(command, args, { cwd, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} did not print "listening on" within 60 s:\n${output}`));
+    }, 60_000);
+    child.stdout.on('data', () => {
+      const found = /listening on (http:\/\/\S+)/.exec(output);
+      if (found?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once('error', reject);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code} before it listened:\n${output}`));
+    });
+  });
+  const service: Service = {
+    url,
+    output: () => output,
+    stop: () => {
+      running.delete(service);
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  running.add(service);
+  return service;
+}
+
+let root: string;
+let project: string;
+/** The `file:` specifier of each package's tarball, by package name. */
+const packed: Record<string, string> = {};
+/** tsc over the user's code (src/), which it also compiles to dist/ for the runs below. */
+let userCode: Finished;
+/** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
+let declarations: Finished;
+
+/** Strict settings a user might well have; the test adds to them. */
+const compilerOptions = {
+  target: 'ES2023',
+  lib: ['ES2023'],
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  types: ['node'],
+  strict: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+};
+
+const tsc = (tsconfig: string) =>
+  attempt(
+    process.execPath,
+    [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig],
+    project,
+  );
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'workforce-kit-packaging-'));
+  const tarballs = join(root, 'tarballs');
+  project = join(root, 'app');
+  await mkdir(tarballs);
+  await mkdir(join(project, 'src'), { recursive: true });
+  await mkdir(join(project, 'entry-points'));
+
+  // Every publishable package, packed one at a time, each after the workspace packages it
+  // depends on: a pack runs a build, which reads the declarations of those.
+  const publishable = new Map<string, { dir: string; manifest: Manifest }>();
+  for (const folder of await readdir(join(workspace, 'packages'))) {
+    const dir = join(workspace, 'packages', folder);
+    const manifest = await readManifest(dir);
+    if (manifest.private !== true) publishable.set(manifest.name, { dir, manifest });
+  }
+  const started = new Set<string>();
+  const pack = async (name: string): Promise<void> => {
+    const found = publishable.get(name);
+    if (found === undefined || started.has(name)) return;
+    started.add(name);
+    for (const dependency of Object.keys(found.manifest.dependencies ?? {})) await pack(dependency);
+    const tarball = join(tarballs, `${name.replace('@', '').replace('/', '-')}.tgz`);
+    // What an earlier build left behind, which the pack's build must not ship.
+    await mkdir(join(found.dir, 'dist'), { recursive: true });
+    await writeFile(join(found.dir, 'dist', LEFTOVER), '');
+    await run('pnpm', ['pack', '--out', tarball], found.dir, process.env);
+    packed[name] = `file:${tarball}`;
+  };
+  for (const name of [...publishable.keys()].sort()) await pack(name);
+
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'workforce-kit-packaging-check',
+        private: true,
+        type: 'module',
+        dependencies: {
+          ...packed,
+          '@electric-sql/pglite': await versionIn('packages/postgres', '@electric-sql/pglite'),
+          express: await versionIn('packages/express-adapter', 'express'),
+          pg: await versionIn('packages/postgres', 'pg'),
+        },
+        // What a user's TypeScript needs beside them, the test support's optional peers included.
+        devDependencies: {
+          '@types/express': await versionIn('packages/express-adapter', '@types/express'),
+          '@types/node': await versionIn('.', '@types/node'),
+          '@types/pg': await versionIn('packages/postgres', '@types/pg'),
+          'fast-check': await versionIn('packages/core', 'fast-check'),
+          typescript: await versionIn('.', 'typescript'),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  await run(
+    'npm',
+    [
+      'install',
+      '--install-strategy=shallow',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ],
+    project,
+  );
+
+  // The user's code: the README's snippets (examples/) and the app the tests below run, compiled
+  // against the installed declarations. skipLibCheck as most projects have it: PGlite's own
+  // declarations need the DOM's and Emscripten's types.
+  for (const file of (await readdir(examples)).filter((name) => name.endsWith('.ts'))) {
+    await cp(join(examples, file), join(project, 'src', file));
+  }
+  await cp(join(fixtures, 'embedding-app.ts'), join(project, 'src', 'embedding-app.ts'));
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { ...compilerOptions, skipLibCheck: true, rootDir: 'src', outDir: 'dist' },
+      include: ['src'],
+    }),
+  );
+
+  // Every entry point of every package (its `exports`, as installed), its declarations checked
+  // too: with skipLibCheck, an import of theirs that does not resolve would be a silent `any`.
+  const reexports: string[] = [];
+  for (const name of Object.keys(packed)) {
+    const manifest = JSON.parse(
+      await readFile(join(project, 'node_modules', name, 'package.json'), 'utf8'),
+    ) as { exports: Record<string, unknown> };
+    for (const subpath of Object.keys(manifest.exports)) {
+      const specifier = `${name}${subpath.slice(1)}`;
+      reexports.push(`export * as entry${reexports.length} from '${specifier}';\n`);
+    }
+  }
+  await writeFile(join(project, 'entry-points', 'all.ts'), reexports.join(''));
+  await writeFile(
+    join(project, 'tsconfig.entry-points.json'),
+    JSON.stringify({
+      compilerOptions: { ...compilerOptions, skipLibCheck: false, noEmit: true },
+      include: ['entry-points'],
+    }),
+  );
+  [userCode, declarations] = await Promise.all([
+    tsc('tsconfig.json'),
+    tsc('tsconfig.entry-points.json'),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([...running].map((service) => service.stop()));
+  if (root !== undefined) await rm(root, { recursive: true, force: true });
+});
+
+it('ships a fresh build of each package, without leftovers of an earlier one', async () => {
+  for (const name of Object.keys(packed)) {
+    const shipped = await readdir(join(project, 'node_modules', name, 'dist'));
+    expect(shipped).toContain('index.js');
+    expect(shipped).not.toContain(LEFTOVER);
+  }
+});
+
+it('type-checks the README examples and the app against the installed declarations', () => {
+  expect(userCode.output).toBe('');
+  expect(userCode.code).toBe(0);
+});
+
+it('has declarations for every entry point that type-check with what they import', () => {
+  expect(declarations.output).toBe('');
+  expect(declarations.code).toBe(0);
+});
+
+describe.each(['memory', 'pglite'])('an app embedding the router, over the %s store', (store) => {
+  const secret = randomBytes(32).toString('hex');
+  let app: Service;
+
+  beforeAll(async () => {
+    app = await startService(process.execPath, [join('dist', 'embedding-app.js')], project, {
+      STORE: store,
+      SEED_FILE: join(
+        project,
+        'node_modules',
+        '@workforce-kit',
+        'server',
+        'seed',
+        'demo-seed.json',
+      ),
+      AUTH_HS256_SECRET: secret,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const token = (scope: string) =>
+    new SignJWT({ scope, restaurants: [HARBOR] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(secret));
+
+  it('answers getRestaurant with the seeded restaurant', async () => {
+    const response = await fetch(`${app.url}/restaurants/v1/restaurants/${HARBOR}`, {
+      headers: {
+        Authorization: `Bearer ${await token('restaurants:read')}`,
+        'Platform-Restaurant-External-ID': HARBOR,
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ general: { name: 'Harbor Street Kitchen' } });
+  });
+
+  it('unarchives a seeded employee and reports the event', async () => {
+    const response = await fetch(`${app.url}/labor/v1/employees/${MARIA}/unarchive`, {
+      method: 'PUT',
+      headers: {
+        Authorization: `Bearer ${await token('labor.employees:write')}`,
+        'Platform-Restaurant-External-ID': HARBOR,
+        'Content-Type': 'application/json',
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ guid: MARIA, deleted: false });
+    await vi.waitFor(() => expect(app.output()).toContain('event EmployeeUnarchived'));
+  });
+});
+
+it('runs the server command from its tarball, healthy, and stops on SIGTERM with 0', async () => {
+  const server = await startService(
+    join(project, 'node_modules', '.bin', 'workforce-kit'),
+    [],
+    project,
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      STORE: 'memory',
+      AUTH_HS256_SECRET: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
+  );
+  const health = await fetch(`${server.url}/healthz`);
+  expect(health.status).toBe(200);
+  expect(await server.stop()).toBe(0);
+});
