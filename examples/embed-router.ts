@@ -11,6 +11,7 @@ const router = createRouter({
   store: createMemoryStore(seed.value), // or any store implementing the core's ports
   auth: createJwtVerifier({
     jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+    issuer: 'https://id.example.com/',
     audience: 'workforce-api',
   }),
   onEvent: (event) => console.log(event.type, event.eventId), // after each committed change

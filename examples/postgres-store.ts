@@ -8,7 +8,11 @@ const store = await createPostgresStore({
   client: new pg.Pool({ connectionString: process.env.DATABASE_URL }),
   ownsClient: true,
 });
-const auth = createJwtVerifier({ jwksUrl: 'https://id.example.com/.well-known/jwks.json' });
+const auth = createJwtVerifier({
+  jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+  issuer: 'https://id.example.com/',
+  audience: 'workforce-api',
+});
 
 const app = express();
 app.use(createRouter({ store, auth }));
