@@ -74,3 +74,26 @@ describe('the API reference page', () => {
     expect(init.body).toMatch(/persistAuthorization: false/);
   });
 });
+
+describe('a path that does not percent-decode', () => {
+  it('is 400 VALIDATION_FAILED about the path, not about a body', async () => {
+    const { problemHandler } = await import('@workforce-kit/express-adapter');
+    const app = express();
+    app.use(createDocs('http://127.0.0.1:8080'));
+    app.use(problemHandler({ logger: { error: () => {} } }));
+    const listening = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const { port } = listening.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/docs/assets/%E0%A4%A`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
+      });
+    } finally {
+      listening.close();
+    }
+  });
+});
