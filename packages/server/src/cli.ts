@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The `workforce-kit` command: the reference server, configured from the environment.
+import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { curlSession } from './curl-session.js';
-import { describeStore, StartupError, startServer } from './server.js';
+import { describeStore, GENERATED_SECRET_HINT, StartupError, startServer } from './server.js';
 
 const config = loadConfig(process.env);
 if (config.isErr()) {
@@ -11,10 +12,25 @@ if (config.isErr()) {
   process.exit(2);
 }
 const logger = pino({ level: config.value.logLevel });
+const { auth } = config.value;
+if (auth.mode === 'dev' && auth.exposed) {
+  process.stderr.write(
+    [
+      '',
+      '!!! WARNING: the development login is on and HOST is not a loopback address.',
+      '!!! Anyone who can reach this server and knows a client secret of the seed file gets',
+      '!!! tokens for its restaurants. Use AUTH_MODE=jwt with your identity provider instead.',
+      '',
+      '',
+    ].join('\n'),
+  );
+  logger.warn({ host: config.value.host }, 'the development login is exposed beyond loopback');
+}
 
 try {
   const server = await startServer(config.value, logger);
-  const devLogin = config.value.auth.mode === 'dev';
+  const devLogin = auth.mode === 'dev';
+  const secretMadeAtStart = auth.mode === 'dev' && auth.hs256Secret === undefined;
   process.stdout.write(
     [
       '',
@@ -23,10 +39,15 @@ try {
       `  OpenAPI spec   ${server.url}/openapi.yaml`,
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
+      ...(secretMadeAtStart ? [`  Tokens         ${GENERATED_SECRET_HINT}`] : []),
       '',
       'Try it:',
       '',
-      curlSession(server.url, server.seed, devLogin),
+      curlSession(
+        server.url,
+        server.seed,
+        devLogin ? { seedFile: resolve(config.value.seedFile) } : undefined,
+      ),
       '',
       '',
     ].join('\n'),

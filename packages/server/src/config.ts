@@ -49,7 +49,13 @@ export interface ServerConfig {
   readonly auth: AuthConfig;
   readonly rateLimitPerSecond: number;
   readonly rateLimitPer15Minutes: number;
+  /** Restaurant contexts (or client addresses) whose counts each rate-limit window holds. */
+  readonly rateLimitMaxKeys: number;
   readonly requestTimeoutMs: number;
+  /** A connection whose request headers have not all arrived by then is closed. */
+  readonly headersTimeoutMs: number;
+  /** Connections served at once; more are closed as they arrive. */
+  readonly maxConnections: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -95,7 +101,10 @@ const environment = z.object({
     .default('false'),
   RATE_LIMIT_PER_SECOND: positiveInt('RATE_LIMIT_PER_SECOND').default(20),
   RATE_LIMIT_PER_15_MIN: positiveInt('RATE_LIMIT_PER_15_MIN').default(10_000),
+  RATE_LIMIT_MAX_KEYS: positiveInt('RATE_LIMIT_MAX_KEYS').default(10_000),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
+  HEADERS_TIMEOUT_MS: positiveInt('HEADERS_TIMEOUT_MS').default(10_000),
+  MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(1_000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
@@ -207,7 +216,10 @@ export function loadConfig(
         auth,
         rateLimitPerSecond: values.RATE_LIMIT_PER_SECOND,
         rateLimitPer15Minutes: values.RATE_LIMIT_PER_15_MIN,
+        rateLimitMaxKeys: values.RATE_LIMIT_MAX_KEYS,
         requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+        headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
+        maxConnections: values.MAX_CONNECTIONS,
         logLevel: values.LOG_LEVEL,
       }),
     )

@@ -1,12 +1,23 @@
 import type { Seed } from '@workforce-kit/core';
 import { LOGIN_PATH } from './dev-login.js';
 
+/** How the session logs in: with the development login, reading the secret from the seed file. */
+export interface CurlSessionLogin {
+  /** The seed file as the session's shell will find it (absolute, or relative to its folder). */
+  readonly seedFile: string;
+}
+
 /**
  * A copy-paste curl session against a running server, made from its seed: a token from the
- * development login (when `withLogin`), then each operation on the seed's records. Empty lines
- * and `#` comments separate the steps. Uses only curl and node.
+ * development login (when `login` is given), then each operation on the seed's records. The
+ * client's secret is read from the seed file by the session, never printed. Empty lines and `#`
+ * comments separate the steps. Uses only curl and node.
  */
-export function curlSession(baseUrl: string, seed: Seed, withLogin: boolean): string {
+export function curlSession(
+  baseUrl: string,
+  seed: Seed,
+  login: CurlSessionLogin | undefined,
+): string {
   const client =
     seed.clients.find((c) => c.scopes.length === 3 && !c.restaurants.includes('*')) ??
     seed.clients[0];
@@ -22,11 +33,11 @@ export function curlSession(baseUrl: string, seed: Seed, withLogin: boolean): st
   );
   const headers = `-H "Authorization: Bearer $TOKEN" -H "Platform-Restaurant-External-ID: $RESTAURANT"`;
   const lines = [
-    withLogin && client !== undefined
+    login !== undefined && client !== undefined
       ? [
-          `# A token for the demo client ${client.clientId}, from the development login`,
-          `TOKEN=$(curl -sS -X POST ${baseUrl}${LOGIN_PATH} -H 'Content-Type: application/json' \\`,
-          `  -d '{"clientId":"${client.clientId}","clientSecret":"${client.clientSecret}","userAccessType":"MACHINE_CLIENT"}' \\`,
+          `# A token for the client ${client.clientId}, from the development login (the login body, with the client's secret, is read from the seed file)`,
+          `LOGIN=$(node -pe 'const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).clients.find((c) => c.clientId === process.argv[2]); JSON.stringify({ clientId: c.clientId, clientSecret: c.clientSecret, userAccessType: "MACHINE_CLIENT" })' ${shellWord(login.seedFile)} ${shellWord(client.clientId)})`,
+          `TOKEN=$(curl -sS -X POST ${baseUrl}${LOGIN_PATH} -H 'Content-Type: application/json' -d "$LOGIN" \\`,
           `  | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token.accessToken')`,
         ].join('\n')
       : '# A token from your identity provider\nTOKEN=...',
@@ -48,4 +59,9 @@ export function curlSession(baseUrl: string, seed: Seed, withLogin: boolean): st
   return lines
     .filter((line): line is string => typeof line === 'string' && line !== '')
     .join('\n\n');
+}
+
+/** A value as one shell word: single-quoted unless it needs no quoting. */
+function shellWord(value: string): string {
+  return /^[\w./@:-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

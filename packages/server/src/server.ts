@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import {
@@ -220,13 +221,29 @@ export async function startServer(
     store,
     auth,
     logger,
-    rateLimit: { perSecond: config.rateLimitPerSecond, per15Minutes: config.rateLimitPer15Minutes },
+    rateLimit: {
+      perSecond: config.rateLimitPerSecond,
+      per15Minutes: config.rateLimitPer15Minutes,
+      maxKeys: config.rateLimitMaxKeys,
+    },
     requestTimeoutMs: config.requestTimeoutMs,
     onEvent: (event) => logger.info({ event }, 'domain event'),
   });
   await router.ready;
 
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(
+    {
+      // Slow clients: headers must all arrive within HEADERS_TIMEOUT_MS, and the whole request
+      // shortly after the router's own timeout has answered it (Node closes the connection).
+      // Connections are checked every second rather than Node's default 30.
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
+      requestTimeout: config.requestTimeoutMs + 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
+  server.maxConnections = config.maxConnections;
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

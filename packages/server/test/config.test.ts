@@ -17,7 +17,10 @@ describe('loadConfig', () => {
       },
       rateLimitPerSecond: 20,
       rateLimitPer15Minutes: 10_000,
+      rateLimitMaxKeys: 10_000,
       requestTimeoutMs: 10_000,
+      headersTimeoutMs: 10_000,
+      maxConnections: 1_000,
       logLevel: 'info',
     });
   });
@@ -35,6 +38,9 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_SECOND: '5',
       RATE_LIMIT_PER_15_MIN: '500',
       REQUEST_TIMEOUT_MS: '2500',
+      RATE_LIMIT_MAX_KEYS: '300',
+      HEADERS_TIMEOUT_MS: '1500',
+      MAX_CONNECTIONS: '64',
       LOG_LEVEL: 'debug',
     })._unsafeUnwrap();
     expect(config).toMatchObject({
@@ -50,6 +56,9 @@ describe('loadConfig', () => {
       rateLimitPerSecond: 5,
       rateLimitPer15Minutes: 500,
       requestTimeoutMs: 2500,
+      rateLimitMaxKeys: 300,
+      headersTimeoutMs: 1500,
+      maxConnections: 64,
       logLevel: 'debug',
     });
   });

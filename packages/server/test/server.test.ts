@@ -170,7 +170,7 @@ describe('the reference server', () => {
   it('runs the printed curl session as printed', async () => {
     const fresh = await start();
     try {
-      const session = curlSession(fresh.url, fresh.seed, true);
+      const session = curlSession(fresh.url, fresh.seed, { seedFile: DEMO_SEED_FILE });
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', session]);
       const answers = stdout
         .trim()
@@ -265,6 +265,10 @@ describe('the README', () => {
       JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')),
       new Date(),
     )._unsafeUnwrap();
-    expect(block).toBe(curlSession('http://127.0.0.1:8080', seed, true));
+    expect(block).toBe(
+      curlSession('http://127.0.0.1:8080', seed, {
+        seedFile: 'packages/server/seed/demo-seed.json',
+      }),
+    );
   });
 });

@@ -1,0 +1,231 @@
+// Support of the adversarial suite: a seed of two restaurants, tokens of every shape (forged
+// ones included), raw HTTP over sockets, and the report of what was tried and what came back.
+import { createHmac, randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const SECRET = randomBytes(32).toString('hex');
+export const ISSUER = 'workforce-kit-dev';
+
+/** Restaurant A, the attacker's context, and restaurant B, the target. */
+export const A = 'a0000000-0000-4000-8000-00000000000a';
+export const B = 'b0000000-0000-4000-8000-00000000000b';
+export const A_EMPLOYEE = 'a1000000-0000-4000-8000-000000000001';
+export const A_ARCHIVED = 'a1000000-0000-4000-8000-000000000002';
+export const A_SHIFT = 'a2000000-0000-4000-8000-000000000001';
+/** B's records: already archived and deleted, so that archive and delete read them unchanged. */
+export const B_EMPLOYEE = 'b1000000-0000-4000-8000-000000000001';
+export const B_SHIFT = 'b2000000-0000-4000-8000-000000000001';
+/** External ids both restaurants use: each must name its own restaurant's record only. */
+export const SHARED_EMPLOYEE_ID = 'PAYROLL:shared-1';
+export const SHARED_SHIFT_ID = 'SCHEDULER:shared-1';
+/** External ids only B uses. */
+export const B_ONLY_EMPLOYEE_ID = 'PAYROLL:b-only';
+export const B_ONLY_SHIFT_ID = 'SCHEDULER:b-only';
+export const SEEDED = '2026-01-05T09:00:00.000Z';
+export const CLIENT_SECRET = `client-secret-${randomBytes(12).toString('hex')}`;
+
+const general = (name: string) => ({ name, archived: false, timeZone: 'America/New_York' });
+
+/** Writes the suite's seed to a temporary file; its path. */
+export async function writeSeed(): Promise<string> {
+  const dated = { createdDate: SEEDED, modifiedDate: SEEDED };
+  const seed = {
+    restaurants: [
+      { guid: A, general: general('Attacker Kitchen') },
+      { guid: B, general: general('Target Bistro Secret Name') },
+    ],
+    employees: [
+      { restaurantGuid: A, guid: A_EMPLOYEE, externalId: SHARED_EMPLOYEE_ID, ...dated },
+      { restaurantGuid: A, guid: A_ARCHIVED, deleted: true, ...dated, deletedDate: SEEDED },
+      {
+        restaurantGuid: B,
+        guid: B_EMPLOYEE,
+        externalId: SHARED_EMPLOYEE_ID,
+        firstName: 'Bea',
+        passcode: '9931',
+        deleted: true,
+        ...dated,
+        deletedDate: SEEDED,
+      },
+      {
+        restaurantGuid: B,
+        guid: 'b1000000-0000-4000-8000-000000000002',
+        externalId: B_ONLY_EMPLOYEE_ID,
+        deleted: true,
+        ...dated,
+        deletedDate: SEEDED,
+      },
+    ],
+    shifts: [
+      { restaurantGuid: A, guid: A_SHIFT, externalId: SHARED_SHIFT_ID, ...dated },
+      {
+        restaurantGuid: B,
+        guid: B_SHIFT,
+        externalId: SHARED_SHIFT_ID,
+        deleted: true,
+        ...dated,
+        deletedDate: SEEDED,
+      },
+      {
+        restaurantGuid: B,
+        guid: 'b2000000-0000-4000-8000-000000000002',
+        externalId: B_ONLY_SHIFT_ID,
+        deleted: true,
+        ...dated,
+        deletedDate: SEEDED,
+      },
+    ],
+    clients: [
+      {
+        clientId: 'suite-client',
+        clientSecret: CLIENT_SECRET,
+        scopes: ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'],
+        restaurants: [A],
+      },
+    ],
+  };
+  const path = join(tmpdir(), `workforce-kit-security-seed-${randomBytes(6).toString('hex')}.json`);
+  await writeFile(path, JSON.stringify(seed));
+  return path;
+}
+
+const base64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+/**
+ * A JWT of any header and claims, signed by hand (HMAC with `key`, or no signature for `none`),
+ * so that the suite can make the tokens a library refuses to make.
+ */
+export function forgeJwt(
+  header: Readonly<Record<string, unknown>>,
+  claims: Readonly<Record<string, unknown>>,
+  key: string = SECRET,
+): string {
+  const input = `${base64url(header)}.${base64url(claims)}`;
+  if (header.alg === 'none') return `${input}.`;
+  const hash = header.alg === 'HS512' ? 'sha512' : 'sha256';
+  return `${input}.${createHmac(hash, key).update(input).digest('base64url')}`;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** The claims of a good token for restaurant A with every scope; `extra` overrides any. */
+export function claims(extra: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  return {
+    iss: ISSUER,
+    sub: 'suite',
+    scope: 'labor.employees:write labor.shifts:write restaurants:read',
+    restaurants: [A],
+    iat: now(),
+    exp: now() + 600,
+    ...extra,
+  };
+}
+
+/** A good HS256 token; `extra` overrides claims. */
+export const token = (extra: Readonly<Record<string, unknown>> = {}) =>
+  forgeJwt({ alg: 'HS256', typ: 'JWT' }, claims(extra));
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Record<string, unknown>;
+  readonly text: string;
+}
+
+/** One request with fetch; the answer, its body parsed when it is JSON. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Uint8Array,
+): Promise<Answer> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    // Not JSON: the text is kept.
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** The headers of an API call in a restaurant's context with a token. */
+export const asClient = (bearer: string, context: string = A) => ({
+  authorization: `Bearer ${bearer}`,
+  'platform-restaurant-external-id': context,
+});
+
+/** A raw socket to the server; what it received, and whether it closed. */
+export interface RawConnection {
+  readonly socket: Socket;
+  received(): string;
+  readonly closed: Promise<void>;
+}
+
+export async function rawConnection(baseUrl: string): Promise<RawConnection> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => received, closed };
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = await Promise.race([promise.then(() => true), timeout]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** The resident memory of a process, in MiB (Linux). */
+export async function rssMiB(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kib) / 1024;
+}
+
+/** What the suite tried and what came back, printed at the end. */
+export interface Attempt {
+  readonly store: string;
+  readonly attack: string;
+  readonly expected: string;
+  readonly observed: string;
+}
+
+export const report: Attempt[] = [];
+
+export function printReport(): void {
+  const width = (key: keyof Attempt) => Math.max(...report.map((a) => a[key].length), key.length);
+  const columns = ['store', 'attack', 'expected', 'observed'] as const;
+  const line = (cells: Record<(typeof columns)[number], string>) =>
+    columns.map((c) => cells[c].padEnd(width(c))).join(' | ');
+  const rows = [
+    line({ store: 'store', attack: 'attack', expected: 'expected', observed: 'observed' }),
+    ...report.map(line),
+  ];
+  console.log(`adversarial suite: ${report.length} attacks\n${rows.join('\n')}`);
+}
