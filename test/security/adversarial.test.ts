@@ -1,0 +1,697 @@
+// The adversarial suite: the reference server, as a real process on loopback, over the memory
+// store and PGlite, under the attacks a black-box probe tried. Every attack that once worked
+// (issue 10's findings) and every one that held keeps a test here, so that it keeps holding. Each
+// is bounded in time and count, and lands in the report printed at the end.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import {
+  A,
+  A_ARCHIVED,
+  A_EMPLOYEE,
+  A_SHIFT,
+  type Answer,
+  asClient,
+  B,
+  B_EMPLOYEE,
+  B_ONLY_EMPLOYEE_ID,
+  B_ONLY_SHIFT_ID,
+  B_SHIFT,
+  CLIENT_SECRET,
+  call,
+  claims,
+  forgeJwt,
+  printReport,
+  rawConnection,
+  report,
+  rssMiB,
+  SECRET,
+  SEEDED,
+  SHARED_EMPLOYEE_ID,
+  SHARED_SHIFT_ID,
+  token,
+  within,
+  writeSeed,
+} from './support.js';
+
+const AUDIENCE = 'workforce-suite';
+const REQUEST_TIMEOUT_MS = 1_500;
+const HEADERS_TIMEOUT_MS = 1_000;
+const MAX_CONNECTIONS = 64;
+/** What the target restaurant's records hold that must never reach the attacker. */
+const B_SECRETS = ['Target Bistro Secret Name', 'Bea', '9931'];
+
+const STORES = ['memory', 'pglite'] as const;
+
+afterAll(() => printReport());
+
+for (const store of STORES) {
+  describe(`the reference server on ${store}, attacked`, { timeout: 60_000 }, () => {
+    let server: ServerProcess;
+    let url: string;
+    const good = token({ aud: AUDIENCE });
+
+    beforeAll(async () => {
+      server = await startReferenceServer({
+        STORE: store,
+        SEED_FILE: await writeSeed(),
+        AUTH_HS256_SECRET: SECRET,
+        AUTH_AUDIENCE: AUDIENCE,
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_PER_SECOND: '10000',
+        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      });
+      url = server.url;
+    }, 60_000);
+
+    afterAll(async () => {
+      expect(await server.stop()).toBe(0);
+    });
+
+    /** Records an attempt in the report; the answer, for assertions. */
+    function tried(attack: string, expected: string, answer: Answer): Answer {
+      report.push({
+        store,
+        attack,
+        expected,
+        observed: `${answer.status} ${answer.body.code ?? ''}`.trim(),
+      });
+      return answer;
+    }
+
+    /** B's records, read through B's own context, are as the seed left them. */
+    async function expectBUntouched(): Promise<void> {
+      const admin = token({ aud: AUDIENCE, restaurants: '*' });
+      const employee = await call(
+        url,
+        'DELETE',
+        `/labor/v1/employees/${B_EMPLOYEE}`,
+        asClient(admin, B),
+      );
+      const shift = await call(url, 'DELETE', `/labor/v1/shifts/${B_SHIFT}`, asClient(admin, B));
+      expect(employee.body).toMatchObject({
+        guid: B_EMPLOYEE,
+        deleted: true,
+        modifiedDate: SEEDED,
+      });
+      expect(shift.body).toMatchObject({ guid: B_SHIFT, deleted: true, modifiedDate: SEEDED });
+    }
+
+    /** A's archived employee is still archived as seeded (an archive reads it unchanged). */
+    async function expectAArchivedUntouched(): Promise<void> {
+      const res = await call(url, 'DELETE', `/labor/v1/employees/${A_ARCHIVED}`, asClient(good));
+      expect(res.body).toMatchObject({ guid: A_ARCHIVED, deleted: true, modifiedDate: SEEDED });
+    }
+
+    describe('forged and confused tokens', () => {
+      let keyServer: Server;
+      let keyFetches = 0;
+      let keyUrl: string;
+      beforeAll(async () => {
+        keyServer = createServer((_req, res) => {
+          keyFetches += 1;
+          res.setHeader('content-type', 'application/json');
+          res.end('{"keys":[]}');
+        });
+        await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
+        keyUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/jwks.json`;
+      });
+      afterAll(() => new Promise<void>((resolve) => keyServer.close(() => resolve())));
+
+      const now = () => Math.floor(Date.now() / 1000);
+      const forged: [string, () => string][] = [
+        ['alg none', () => forgeJwt({ alg: 'none' }, claims({ aud: AUDIENCE }))],
+        [
+          'alg HS512 with the right secret',
+          () => forgeJwt({ alg: 'HS512' }, claims({ aud: AUDIENCE })),
+        ],
+        [
+          'alg RS256 header over an HMAC signature',
+          () => forgeJwt({ alg: 'RS256' }, claims({ aud: AUDIENCE })),
+        ],
+        [
+          'signed with another secret',
+          () => forgeJwt({ alg: 'HS256' }, claims({ aud: AUDIENCE }), 'x'.repeat(40)),
+        ],
+        [
+          'jku to a key server of the attacker',
+          () =>
+            forgeJwt(
+              { alg: 'HS256', jku: keyUrl, kid: 'k' },
+              claims({ aud: AUDIENCE }),
+              'y'.repeat(40),
+            ),
+        ],
+        [
+          'x5u to a key server of the attacker',
+          () => forgeJwt({ alg: 'HS256', x5u: keyUrl }, claims({ aud: AUDIENCE }), 'y'.repeat(40)),
+        ],
+        ['expired', () => token({ aud: AUDIENCE, exp: now() - 60 })],
+        ['not valid yet (nbf)', () => token({ aud: AUDIENCE, nbf: now() + 3600 })],
+        [
+          'issued a day in the future (iat)',
+          () => token({ aud: AUDIENCE, iat: now() + 86_400, exp: now() + 90_000 }),
+        ],
+        ['no exp', () => token({ aud: AUDIENCE, exp: undefined })],
+        ['another issuer', () => token({ aud: AUDIENCE, iss: 'https://evil.example' })],
+        ['another audience', () => token({ aud: 'another-service' })],
+        ['no audience', () => token({})],
+        ['scope as a number', () => token({ aud: AUDIENCE, scope: 42 })],
+        ['restaurants as an object', () => token({ aud: AUDIENCE, restaurants: { guid: A } })],
+        ['restaurants "*" beside junk', () => token({ aud: AUDIENCE, restaurants: ['*', 'junk'] })],
+        ['three dots of garbage', () => 'a.b.c'],
+        ['a token with its signature cut', () => good.split('.').slice(0, 2).join('.')],
+      ];
+      it.each(forged)('answers 401 invalid_token to a token: %s', async (attack, make) => {
+        const answer = tried(
+          `token: ${attack}`,
+          '401 INVALID_TOKEN',
+          await call(url, 'PUT', `/labor/v1/employees/${A_ARCHIVED}/unarchive`, {
+            ...asClient(make()),
+            'content-type': 'application/json',
+          }),
+        );
+        expect(answer.status).toBe(401);
+        expect(answer.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+      });
+
+      it('never fetched a key from the attacker, and changed nothing', async () => {
+        report.push({
+          store,
+          attack: 'jku/x5u fetches',
+          expected: '0',
+          observed: String(keyFetches),
+        });
+        expect(keyFetches).toBe(0);
+        await expectAArchivedUntouched();
+      });
+
+      it('answers 401 to other schemes and shapes of the Authorization header', async () => {
+        for (const authorization of [
+          'Basic YTpi',
+          `Bearer ${good} ${good}`,
+          'Bearer',
+          `Token ${good}`,
+        ]) {
+          const answer = tried(
+            `Authorization: ${authorization.slice(0, 12)}…`,
+            '401 INVALID_TOKEN',
+            await call(url, 'GET', `/restaurants/v1/restaurants/${A}`, {
+              ...asClient(good),
+              authorization,
+            }),
+          );
+          expect(answer.status).toBe(401);
+        }
+      });
+
+      it('answers 403 insufficient_scope to a token without the scope', async () => {
+        const readOnly = token({ aud: AUDIENCE, scope: 'restaurants:read' });
+        const answer = tried(
+          'token without labor scopes archives',
+          '403 INSUFFICIENT_SCOPE',
+          await call(url, 'DELETE', `/labor/v1/employees/${A_EMPLOYEE}`, asClient(readOnly)),
+        );
+        expect(answer.status).toBe(403);
+        expect(answer.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
+      });
+    });
+
+    describe("restaurant B's records through restaurant A's context (BOLA)", () => {
+      const upper = (guid: string) => guid.toUpperCase();
+      const mixed = (guid: string) =>
+        [...guid].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
+      const attempts: [string, string, string][] = [
+        ['unarchive B employee', 'PUT', `/labor/v1/employees/${B_EMPLOYEE}/unarchive`],
+        [
+          'unarchive B employee, upper case',
+          'PUT',
+          `/labor/v1/employees/${upper(B_EMPLOYEE)}/unarchive`,
+        ],
+        ['archive B employee, mixed case', 'DELETE', `/labor/v1/employees/${mixed(B_EMPLOYEE)}`],
+        [
+          'archive B employee by its own external id',
+          'DELETE',
+          `/labor/v1/employees/${B_ONLY_EMPLOYEE_ID}`,
+        ],
+        [
+          'archive B employee, id percent-encoded',
+          'DELETE',
+          `/labor/v1/employees/${encodeURIComponent(B_ONLY_EMPLOYEE_ID)}`,
+        ],
+        ['delete B shift', 'DELETE', `/labor/v1/shifts/${B_SHIFT}`],
+        ['delete B shift by its own external id', 'DELETE', `/labor/v1/shifts/${B_ONLY_SHIFT_ID}`],
+        [
+          'delete B shift, id double-encoded',
+          'DELETE',
+          `/labor/v1/shifts/${encodeURIComponent(encodeURIComponent(B_ONLY_SHIFT_ID))}`,
+        ],
+        ['get B restaurant', 'GET', `/restaurants/v1/restaurants/${B}`],
+        [
+          'get B restaurant with includeArchived',
+          'GET',
+          `/restaurants/v1/restaurants/${B}?includeArchived=true`,
+        ],
+        [
+          'traverse from A employee to B employee',
+          'DELETE',
+          `/labor/v1/employees/${A_EMPLOYEE}/..%2F${B_EMPLOYEE}`,
+        ],
+        [
+          'traverse from shifts to B restaurant',
+          'GET',
+          `/labor/v1/shifts/..%2F..%2F..%2Frestaurants%2Fv1%2Frestaurants%2F${B}`,
+        ],
+      ];
+      it.each(attempts)('%s: 4xx, and nothing of B shows', async (attack, method, path) => {
+        const answer = tried(
+          `BOLA: ${attack}`,
+          '4xx, nothing of B',
+          await call(url, method, path, {
+            ...asClient(good),
+            ...(method === 'PUT' ? { 'content-type': 'application/json' } : {}),
+          }),
+        );
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+        for (const secret of B_SECRETS) expect(answer.text).not.toContain(secret);
+      });
+
+      it('resolves an external id both restaurants use to A’s own record only', async () => {
+        const employee = tried(
+          'BOLA: archive by an external id B also uses',
+          `200 ${A_EMPLOYEE}`,
+          await call(url, 'DELETE', `/labor/v1/employees/${SHARED_EMPLOYEE_ID}`, asClient(good)),
+        );
+        const shift = await call(
+          url,
+          'DELETE',
+          `/labor/v1/shifts/${SHARED_SHIFT_ID}`,
+          asClient(good),
+        );
+        expect(employee.body.guid).toBe(A_EMPLOYEE);
+        expect(shift.body.guid).toBe(A_SHIFT);
+      });
+
+      it("answers 403 to A's token in B's context, and 400 to two context headers", async () => {
+        const inB = tried(
+          "BOLA: A's token in B's context",
+          '403 RESTAURANT_NOT_PERMITTED',
+          await call(url, 'GET', `/restaurants/v1/restaurants/${B}`, asClient(good, B)),
+        );
+        expect(inB.status).toBe(403);
+        const raw = await rawConnection(url);
+        raw.socket.write(
+          [
+            `GET /restaurants/v1/restaurants/${B} HTTP/1.1`,
+            'Host: localhost',
+            `Authorization: Bearer ${token({ aud: AUDIENCE, restaurants: [A, B] })}`,
+            `Platform-Restaurant-External-ID: ${A}`,
+            `Platform-Restaurant-External-ID: ${B}`,
+            'Connection: close',
+            '',
+            '',
+          ].join('\r\n'),
+        );
+        await within(raw.closed, 3_000);
+        const status = /^HTTP\/1\.1 (\d+)/.exec(raw.received())?.[1];
+        report.push({
+          store,
+          attack: 'BOLA: two context headers',
+          expected: '400',
+          observed: String(status),
+        });
+        expect(status).toBe('400');
+        for (const secret of B_SECRETS) expect(raw.received()).not.toContain(secret);
+      });
+
+      it('left every record of B as it was', async () => {
+        await expectBUntouched();
+      });
+    });
+
+    describe('request smuggling shapes', () => {
+      const inner = `PUT /labor/v1/employees/${A_ARCHIVED}/unarchive HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${good}\r\nPlatform-Restaurant-External-ID: ${A}\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`;
+      const shapes: [string, string][] = [
+        [
+          'Content-Length and Transfer-Encoding',
+          `POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${inner}`,
+        ],
+        [
+          'two differing Content-Lengths',
+          `POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: ${inner.length}\r\n\r\n${inner}`,
+        ],
+        [
+          'Transfer-Encoding: chunked, identity',
+          `POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${inner}`,
+        ],
+        [
+          'an obs-folded Transfer-Encoding',
+          `POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n${inner}`,
+        ],
+        [
+          'a bad chunk size',
+          `POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${inner}`,
+        ],
+      ];
+      it.each(shapes)(
+        'refuses %s with a 400, and the smuggled request never runs',
+        async (attack, bytes) => {
+          const raw = await rawConnection(url);
+          raw.socket.write(bytes);
+          await within(raw.closed, 3_000);
+          raw.socket.destroy();
+          const statuses = [...raw.received().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+          report.push({
+            store,
+            attack: `smuggling: ${attack}`,
+            expected: '400 only',
+            observed: statuses.join(','),
+          });
+          expect(statuses[0]).toBe('400');
+          expect(statuses).not.toContain('200');
+          await expectAArchivedUntouched();
+        },
+      );
+    });
+
+    describe('slow clients', () => {
+      it('answers a body slower than the request timeout 503, and never applies its change', async () => {
+        const body = '{"note":"sent slowly"}';
+        const raw = await rawConnection(url);
+        raw.socket.write(
+          [
+            `PUT /labor/v1/employees/${A_ARCHIVED}/unarchive HTTP/1.1`,
+            'Host: localhost',
+            `Authorization: Bearer ${good}`,
+            `Platform-Restaurant-External-ID: ${A}`,
+            'Content-Type: application/json',
+            `Content-Length: ${body.length}`,
+            '',
+            body.slice(0, 4),
+          ].join('\r\n'),
+        );
+        const answered = await within(
+          new Promise<void>((resolve) => {
+            const poll = setInterval(() => {
+              if (/^HTTP\/1\.1 \d{3}/.test(raw.received())) {
+                clearInterval(poll);
+                resolve();
+              }
+            }, 20);
+          }),
+          REQUEST_TIMEOUT_MS + 2_000,
+        );
+        expect(answered).toBe(true);
+        if (!raw.socket.destroyed) raw.socket.write(body.slice(4));
+        await within(raw.closed, 1_000);
+        raw.socket.destroy();
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(raw.received())?.[1];
+        report.push({
+          store,
+          attack: 'slow body past the timeout',
+          expected: '503, no change',
+          observed: String(status),
+        });
+        expect(status).toBe('503');
+        await expectAArchivedUntouched();
+      });
+
+      it('closes a connection whose headers do not arrive in time (slowloris), however many', async () => {
+        const sockets = await Promise.all(Array.from({ length: 40 }, () => rawConnection(url)));
+        for (const { socket } of sockets)
+          socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+        const bound = HEADERS_TIMEOUT_MS + 1_000 + 1_500;
+        const allClosed = await within(Promise.all(sockets.map((s) => s.closed)), bound);
+        for (const { socket } of sockets) socket.destroy();
+        report.push({
+          store,
+          attack: '40 slowloris sockets',
+          expected: `closed within ${bound} ms`,
+          observed: allClosed ? 'closed' : 'still open',
+        });
+        expect(allClosed).toBe(true);
+        expect((await call(url, 'GET', '/healthz')).status).toBe(200);
+      });
+
+      it(`serves at most ${MAX_CONNECTIONS} connections at once`, async () => {
+        const sockets = await Promise.all(
+          Array.from({ length: MAX_CONNECTIONS + 16 }, () => rawConnection(url)),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const dropped = (
+          await Promise.all(sockets.map(async (s) => ((await within(s.closed, 10)) ? 1 : 0)))
+        ).reduce<number>((sum, closed) => sum + closed, 0);
+        for (const { socket } of sockets) socket.destroy();
+        report.push({
+          store,
+          attack: `${MAX_CONNECTIONS + 16} idle connections`,
+          expected: '>= 16 dropped',
+          observed: `${dropped} dropped`,
+        });
+        expect(dropped).toBeGreaterThanOrEqual(16);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect((await call(url, 'GET', '/healthz')).status).toBe(200);
+      });
+    });
+
+    describe('bodies', () => {
+      it('refuses a decompression bomb with 413, without taking its size in memory', async () => {
+        const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '));
+        const before = await rssMiB(server.process.pid ?? 0);
+        const answer = tried(
+          `gzip bomb (${Math.round(bomb.length / 1024)} KiB -> 64 MiB)`,
+          '413 PAYLOAD_TOO_LARGE',
+          await call(
+            url,
+            'PUT',
+            `/labor/v1/employees/${A_ARCHIVED}/unarchive`,
+            { ...asClient(good), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+            bomb,
+          ),
+        );
+        const after = await rssMiB(server.process.pid ?? 0);
+        expect(answer.status).toBe(413);
+        expect(after - before).toBeLessThan(32);
+        await expectAArchivedUntouched();
+      });
+    });
+
+    describe('the development login', () => {
+      it('throttles wrong logins of a client, and never answers 500', async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 40; i += 1) {
+          const res = await call(
+            url,
+            'POST',
+            '/authentication/v1/authentication/login',
+            { 'content-type': 'application/json' },
+            JSON.stringify({
+              clientId: 'suite-client',
+              clientSecret: `guess-${i}`,
+              userAccessType: 'MACHINE_CLIENT',
+            }),
+          );
+          statuses.push(res.status);
+        }
+        report.push({
+          store,
+          attack: '40 wrong logins of one client',
+          expected: '401 then 429',
+          observed: `${statuses.filter((s) => s === 401).length}x401, ${statuses.filter((s) => s === 429).length}x429`,
+        });
+        expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+        expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+      });
+
+      it.each([
+        ['charset=latin1', { 'content-type': 'application/json; charset=latin1' }, '{}', 415],
+        [
+          'Content-Encoding: bogus',
+          { 'content-type': 'application/json', 'content-encoding': 'bogus' },
+          '{}',
+          415,
+        ],
+        [
+          'Basic credentials with bad percent-encoding',
+          {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from('suite-client:%E0%A4%A').toString('base64')}`,
+          },
+          'grant_type=client_credentials',
+          400,
+        ],
+      ] as const)('answers %s with a 4xx problem', async (attack, headers, body, status) => {
+        const answer = tried(
+          `login with ${attack}`,
+          String(status),
+          await call(url, 'POST', '/authentication/v1/authentication/login', { ...headers }, body),
+        );
+        expect(answer.status).toBe(status);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(answer.headers.get('x-request-id')).toBeTruthy();
+      });
+    });
+
+    describe('what every answer carries', () => {
+      it('an X-Request-Id on every path, the API and the rest', async () => {
+        for (const path of [
+          '/healthz',
+          '/readyz',
+          '/docs',
+          '/docs/init.js',
+          '/openapi.yaml',
+          '/nothing',
+          `/restaurants/v1/restaurants/${A}`,
+        ]) {
+          const answer = await call(url, 'GET', path);
+          report.push({
+            store,
+            attack: `X-Request-Id on GET ${path}`,
+            expected: 'present',
+            observed: answer.headers.get('x-request-id') ? 'present' : 'absent',
+          });
+          expect(answer.headers.get('x-request-id'), path).toBeTruthy();
+        }
+      });
+
+      it('no-store and nosniff on answers of the API', async () => {
+        const answer = await call(
+          url,
+          'DELETE',
+          `/labor/v1/employees/${A_ARCHIVED}`,
+          asClient(good),
+        );
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('cache-control')).toBe('no-store');
+        expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(answer.body).not.toHaveProperty('passcode');
+      });
+    });
+
+    describe('secrets in output', () => {
+      it('neither the banner nor the logs hold a client secret or a token', async () => {
+        const leaked = await call(
+          url,
+          'GET',
+          `/restaurants/v1/restaurants/${A}?access_token=${good}`,
+          asClient(good),
+        );
+        expect(leaked.status).toBe(400);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const output = server.output();
+        report.push({
+          store,
+          attack: 'secrets in banner and logs',
+          expected: 'none',
+          observed: output.includes(CLIENT_SECRET) || output.includes(good) ? 'leaked' : 'none',
+        });
+        expect(output).not.toContain(CLIENT_SECRET);
+        expect(output).not.toContain(good);
+        expect(output).toContain('access_token=[redacted]');
+      });
+    });
+  });
+}
+
+describe('rate limits of the reference server, attacked', { timeout: 90_000 }, () => {
+  let server: ServerProcess;
+  const admin = token({ restaurants: '*' });
+
+  afterAll(async () => {
+    if (server !== undefined) expect(await server.stop()).toBe(0);
+  });
+
+  /**
+   * `total` GETs of restaurant A, `concurrency` at a time, each with the headers `headersOf(i)`
+   * gives; their statuses.
+   */
+  async function flood(
+    url: string,
+    total: number,
+    concurrency: number,
+    headersOf: (i: number) => Record<string, string>,
+  ): Promise<number[]> {
+    const statuses: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < total) {
+          const i = next++;
+          const res = await fetch(`${url}/restaurants/v1/restaurants/${A}`, {
+            headers: headersOf(i),
+          });
+          await res.arrayBuffer();
+          statuses.push(res.status);
+        }
+      }),
+    );
+    return statuses;
+  }
+
+  it('a burst of one client spends no other client’s quota, nor its own long window', async () => {
+    server = await startReferenceServer({
+      STORE: 'memory',
+      SEED_FILE: await writeSeed(),
+      AUTH_HS256_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '20',
+      RATE_LIMIT_PER_15_MIN: '200',
+    });
+    const burst = await flood(server.url, 2_000, 32, () => asClient(admin, A));
+    const refused = burst.filter((s) => s === 429).length;
+    const other = await call(
+      server.url,
+      'GET',
+      `/restaurants/v1/restaurants/${B}`,
+      asClient(admin, B),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const later = await call(
+      server.url,
+      'GET',
+      `/restaurants/v1/restaurants/${A}`,
+      asClient(admin, A),
+    );
+    report.push({
+      store: 'memory',
+      attack: 'burst of 2,000 against 20/s and 200/15 min',
+      expected: 'A 200 a second later; B 200',
+      observed: `${refused} refused; A ${later.status}; B ${other.status}`,
+    });
+    expect(refused).toBeGreaterThan(1_500);
+    expect(other.status).toBe(200);
+    expect(later.status).toBe(200);
+    await server.stop();
+  });
+
+  it('requests naming ever new restaurant contexts do not grow memory without bound', async () => {
+    server = await startReferenceServer({
+      STORE: 'memory',
+      SEED_FILE: await writeSeed(),
+      AUTH_HS256_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '100000',
+      RATE_LIMIT_MAX_KEYS: '200',
+    });
+    const pid = server.process.pid ?? 0;
+    const context = (i: number) => `c${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`;
+    // Warm up on one context, so that what grows after is what the new contexts hold.
+    await flood(server.url, 3_000, 32, () => asClient(admin, A));
+    const before = await rssMiB(pid);
+    const statuses = await flood(server.url, 20_000, 32, (i) => asClient(admin, context(i)));
+    const after = await rssMiB(pid);
+    report.push({
+      store: 'memory',
+      attack: '20,000 requests, each a new restaurant context',
+      expected: 'RSS growth < 24 MiB',
+      observed: `${(after - before).toFixed(1)} MiB`,
+    });
+    expect(statuses.every((s) => s === 404)).toBe(true);
+    expect(after - before).toBeLessThan(24);
+  });
+});
