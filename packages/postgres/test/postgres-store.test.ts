@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { unarchiveEmployee } from '@workforce-kit/core';
+import { type Employee, type ExternalId, type Guid, unarchiveEmployee } from '@workforce-kit/core';
 import { anArchivedEmployee, aRestaurant, aSeed } from '@workforce-kit/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -184,4 +184,45 @@ describe('a PostgreSQL server that stops', () => {
     expect((await store.events.list())._unsafeUnwrap()).toEqual([]);
     await store.close();
   }, 60_000);
+});
+
+describe('lookups that find nothing', () => {
+  it("do the same work for another restaurant's record as for one that exists nowhere", async () => {
+    // A timing probe must not tell the two apart: the same statement, one round trip, each.
+    const pool = new pg.Pool({ connectionString: await freshDatabase(), max: 1 });
+    const sent: { text: string; params: readonly unknown[] }[] = [];
+    const recording = {
+      query: (text: string, params: unknown[] = []) => {
+        sent.push({ text, params });
+        return pool.query(text, params);
+      },
+    };
+    const store = await createPostgresStore({ client: recording });
+    const mine = aRestaurant();
+    const theirs = aRestaurant();
+    const theirEmployee = anArchivedEmployee(theirs.guid, {
+      externalId: 'PAYROLL:theirs' as Employee['externalId'] & string,
+    });
+    await store.seed(aSeed({ restaurants: [mine, theirs], employees: [theirEmployee] }));
+    try {
+      const lookups = [
+        { kind: 'guid', guid: theirEmployee.guid },
+        { kind: 'guid', guid: randomUUID() as Guid },
+        { kind: 'externalId', externalId: 'PAYROLL:theirs' as ExternalId },
+        { kind: 'externalId', externalId: 'PAYROLL:nowhere' as ExternalId },
+      ] as const;
+      const statements = [];
+      for (const id of lookups) {
+        sent.length = 0;
+        expect((await store.employees.find(mine.guid, id))._unsafeUnwrap()).toBeNull();
+        statements.push(sent.map((call) => call.text));
+      }
+      expect(statements.map((texts) => texts.length)).toEqual([1, 1, 1, 1]);
+      expect(statements[0]).toEqual(statements[1]);
+      expect(statements[2]).toEqual(statements[3]);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
 });
