@@ -18,7 +18,13 @@ import { errAsync, ResultAsync } from 'neverthrow';
 import { pino } from 'pino';
 import request, { type Response, type Test } from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { createJwtVerifier, createRouter, type RouterStore } from '../src/index.js';
+import {
+  createJwtVerifier,
+  createRouter,
+  problemHandler,
+  type RouterStore,
+  requestIds,
+} from '../src/index.js';
 import { aWorld, SECRET, type TestApp, testApp, tokenFor, type World } from './harness.js';
 
 const CONTEXT = 'Platform-Restaurant-External-ID';
@@ -723,6 +729,31 @@ describe('the request log', () => {
       ),
     );
     expect(JSON.stringify(t.logs)).not.toContain(token);
+  });
+});
+
+describe("the host app's own routes, with requestIds and problemHandler", () => {
+  it('answer with a request id, and a 500 is logged under the id the client got', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const logger = { error: (details: object) => logged.push(details as Record<string, unknown>) };
+    const app = express();
+    app.use(requestIds());
+    app.get('/ok', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.get('/boom', () => {
+      throw new Error('SELECT secret FROM pg_shadow');
+    });
+    app.use(problemHandler({ logger }));
+
+    const ok = await request(app).get('/ok').set('X-Request-Id', 'host-ok-1');
+    expect(ok.headers['x-request-id']).toBe('host-ok-1');
+    const boom = await request(app).get('/boom');
+    expectProblem(boom, 500, 'INTERNAL_ERROR');
+    expect(JSON.stringify(boom.body)).not.toContain('pg_shadow');
+    expect(logged).toEqual([
+      expect.objectContaining({ requestId: boom.headers['x-request-id'], path: '/boom' }),
+    ]);
   });
 });
 
