@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRouter, type RouterOptions, type RouterStore } from '@workforce-kit/express-adapter';
+import { type ApiStore, createRouter, type RouterOptions } from '@workforce-kit/express-adapter';
 import express from 'express';
 
 /**
@@ -12,7 +12,7 @@ import express from 'express';
  * the repositories it is given: with this, one app (one compiled spec) serves every run of a
  * property, each on a fresh store.
  */
-export function delegatingStore(current: () => RouterStore): RouterStore {
+export function delegatingStore(current: () => ApiStore): ApiStore {
   return {
     employees: {
       find: (restaurant, id) => current().employees.find(restaurant, id),

@@ -69,6 +69,16 @@ export interface VersionConflict {
   readonly expectedVersion: number;
 }
 
+/**
+ * A write that would change a record's identity (its restaurant, GUID or external identifier):
+ * refused, and nothing changed. No use case asks for one; it is a defect of the caller, not a
+ * failure of the store.
+ */
+export interface IdentityChangeRefused {
+  readonly type: 'IdentityChangeRefused';
+  readonly guid: Guid;
+}
+
 /** A use case lost the compare-and-set race on every attempt. Nothing was changed by it. */
 export interface WriteContention {
   readonly type: 'WriteContention';
@@ -85,7 +95,8 @@ export type DomainError =
   | ShiftNotFound
   | RestaurantNotFound
   | StorageUnavailable
-  | WriteContention;
+  | WriteContention
+  | IdentityChangeRefused;
 
 /** The errors a repository port may return. */
 export type StorageError = StorageUnavailable;
@@ -126,6 +137,11 @@ export const versionConflict = (guid: Guid, expectedVersion: number): VersionCon
   type: 'VersionConflict',
   guid,
   expectedVersion,
+});
+
+export const identityChangeRefused = (guid: Guid): IdentityChangeRefused => ({
+  type: 'IdentityChangeRefused',
+  guid,
 });
 
 export const writeContention = (subject: string, attempts: number): WriteContention => ({

@@ -20,6 +20,8 @@ export {
   type EmployeeNotArchived,
   type EmployeeNotFound,
   type IdentifierField,
+  type IdentityChangeRefused,
+  identityChangeRefused,
   type MalformedIdentifier,
   type RestaurantNotFound,
   type RestaurantNotFoundReason,

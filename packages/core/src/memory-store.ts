@@ -1,5 +1,7 @@
 import { err, ok, type Result, ResultAsync } from 'neverthrow';
 import {
+  type IdentityChangeRefused,
+  identityChangeRefused,
   type StorageError,
   storageUnavailable,
   type VersionConflict,
@@ -124,15 +126,13 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
   function compareAndSet<T extends Identified>(
     table: RecordTable<T>,
     change: ConditionalWrite<T>,
-  ): Result<T, VersionConflict | StorageError> {
+  ): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record, expectedVersion } = change;
     const current = table.find(record.restaurantGuid, { kind: 'guid', guid: record.guid });
     if (current === null || current.version !== expectedVersion) {
       return err(versionConflict(record.guid, expectedVersion));
     }
-    if (record.externalId !== current.externalId) {
-      return err(storageUnavailable('write', 'a write may not change the external id'));
-    }
+    if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
     // A written record and its events are frozen in place rather than copied (a copy per write
     // cost more than the rest of a request): what was handed to the store is the store's now.
     const stored = deepFreeze({ ...record, version: expectedVersion + 1 });

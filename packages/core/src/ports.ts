@@ -1,5 +1,5 @@
 import type { ResultAsync } from 'neverthrow';
-import type { StorageError, VersionConflict } from './errors.js';
+import type { IdentityChangeRefused, StorageError, VersionConflict } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
 import type { Employee, Restaurant, Shift } from './records.js';
@@ -23,14 +23,16 @@ export interface ConditionalWriter<T> {
   /**
    * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
    * stored version is `expectedVersion`, and stores the events with it, atomically. The store may
-   * keep (and freeze) the objects it is given; records are immutable values. A record's
-   * identity (restaurant, GUID, external id) never changes: a write that changes its external id
-   * is refused with `StorageUnavailable` and changes nothing.
+   * keep the objects it is given; records are immutable values. A record's identity
+   * (restaurant, GUID, external id) never changes: a write that changes its external id is
+   * refused with `IdentityChangeRefused` and changes nothing.
    *
    * @returns the stored record (version `expectedVersion + 1`), or `VersionConflict` when the
    *   stored version differs or the record is missing; then nothing is written
    */
-  write(change: ConditionalWrite<T>): ResultAsync<T, VersionConflict | StorageError>;
+  write(
+    change: ConditionalWrite<T>,
+  ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError>;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type EmployeeNotArchived,
   type EmployeeNotFound,
   employeeNotFound,
+  type IdentityChangeRefused,
   type MalformedIdentifier,
   type RestaurantNotFound,
   type ShiftNotFound,
@@ -91,19 +92,22 @@ export type UnarchiveEmployeeError =
   | EmployeeNotFound
   | EmployeeNotArchived
   | StorageUnavailable
-  | WriteContention;
+  | WriteContention
+  | IdentityChangeRefused;
 
 export type ArchiveEmployeeError =
   | MalformedIdentifier
   | EmployeeNotFound
   | StorageUnavailable
-  | WriteContention;
+  | WriteContention
+  | IdentityChangeRefused;
 
 export type DeleteShiftError =
   | MalformedIdentifier
   | ShiftNotFound
   | StorageUnavailable
-  | WriteContention;
+  | WriteContention
+  | IdentityChangeRefused;
 
 export type GetRestaurantError = MalformedIdentifier | RestaurantNotFound | StorageUnavailable;
 
@@ -248,7 +252,8 @@ type ChangeRecordError<NotFound, Refusal> =
   | NotFound
   | Refusal
   | StorageUnavailable
-  | WriteContention;
+  | WriteContention
+  | IdentityChangeRefused;
 
 /**
  * Read, decide, commit: reads the target, decides its transition, and writes it conditionally on
@@ -312,7 +317,7 @@ function commit<T extends StoredRecord>(
   ids: IdSource,
   requestId: string,
   transition: Transition<T>,
-): ResultAsync<Committed<T>, VersionConflict | StorageUnavailable> {
+): ResultAsync<Committed<T>, VersionConflict | IdentityChangeRefused | StorageUnavailable> {
   if (isNoOp(transition)) return okAsync({ record: transition.record, events: [] });
   const events: RecordedEvent[] = transition.events.map((event) => ({
     ...event,

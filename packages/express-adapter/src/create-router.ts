@@ -1,19 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import {
-  archiveEmployee,
-  type Clock,
-  type Committed,
-  type DomainError,
-  deleteShift,
-  type Employee,
-  getRestaurant,
-  type IdSource,
-  type RecordedEvent,
-  type Restaurant,
-  type Shift,
-  unarchiveEmployee,
-} from '@workforce-kit/core';
-import { openapiDocument } from '@workforce-kit/types';
+  type ApiOperation,
+  type ApiOptions,
+  authenticate,
+  createApi,
+  domainProblem,
+  INTERNAL_ERROR,
+  type Logger,
+  logDomainError,
+  type ProblemOccurrence,
+  permitRestaurant,
+  problemBody,
+  RESTAURANT_HEADER,
+  RETRY_AFTER_SECONDS,
+  RequestDeadlines,
+  redactedUrl,
+  validationProblem,
+} from '@workforce-kit/http';
+import contentType from 'content-type';
 import express, {
   type NextFunction,
   type Request,
@@ -21,73 +24,107 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import type { ResultAsync } from 'neverthrow';
-import { pino } from 'pino';
-import { authenticate, permitRestaurant } from './auth/authenticate.js';
-import { compose } from './compose.js';
 import { sendJson } from './json-response.js';
-import {
-  compileValidation,
-  type NormalizedContentType,
-  type OperationValidator,
-} from './openapi-validation.js';
-import {
-  compileRoutes,
-  type OperationId,
-  type OperationSpec,
-  readOperations,
-} from './operations.js';
-import { DEFAULTS, type RouterOptions } from './options.js';
-import { decodeParams } from './path-params.js';
+import { problemOf } from './parser-errors.js';
 import { problemHandler, writeProblem } from './problem-details.js';
-import { createRateLimiter } from './rate-limit.js';
-import { redactedUrl } from './redacted-url.js';
-import { jsonBody, mediaType } from './request-body.js';
-import { RequestDeadlines } from './request-deadlines.js';
 import { requestIdOf } from './request-id.js';
-import { findRequestState, initRequestState, RequestState, requestState } from './request-state.js';
-import { contextOf } from './restaurant-context.js';
-import { RETRY_AFTER_SECONDS, toProblem, validationProblem } from './to-problem.js';
-import { toEmployeeBody, toRestaurantBody, toShiftBody } from './to-wire.js';
 
-/** The router of {@link createRouter}: an Express router, and when it is ready to validate. */
+/** Options of {@link createRouter}: those of every adapter, documented on `ApiOptions`. */
+export type RouterOptions = ApiOptions;
+
+/** The router of {@link createRouter}: an Express router. */
 export type WorkforceRouter = Router & {
-  /** Resolves when the spec is compiled (requests before then wait for it); rejects if it cannot be. */
+  /** Resolves when the router can serve: at once, since the spec is compiled on creation. */
   readonly ready: Promise<void>;
 };
 
-interface Success {
-  readonly body: object;
-  readonly events: readonly RecordedEvent[];
-}
-/** What an operation gets: the request, its decoded path parameters and its validated query. */
-interface HandlerInput {
-  readonly req: Request;
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, unknown>>;
-  readonly requestId: string;
+/** What the router knows of a request it took, kept on `res.locals`. */
+class RequestState {
+  #log: Logger | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly logger: Logger,
+    /** Whether a path segment did not percent-decode (routing then took it literally). */
+    readonly undecodable: boolean,
+  ) {}
+
+  /** The request's logger: every line carries the request id. Made on first use. */
+  get log(): Logger {
+    this.#log ??= this.logger.child({ requestId: this.requestId });
+    return this.#log;
+  }
 }
 
-/** An operation: its use case, and how its value goes on the wire. */
-interface Handler<T = never> {
-  readonly run: (input: HandlerInput) => ResultAsync<T, DomainError>;
-  readonly respond: (value: T) => Success;
+const STATE = 'workforceKit';
+const stateOf = (res: Response): RequestState => res.locals[STATE] as RequestState;
+const findState = (res: Response): RequestState | undefined =>
+  res.locals[STATE] as RequestState | undefined;
+
+/** `/labor/v1/shifts/{shiftId}` as Express writes it: `/labor/v1/shifts/:shiftId`. */
+const expressPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Keeps the value type of a handler's two halves together. */
-const handler = <T>(run: Handler<T>['run'], respond: Handler<T>['respond']): Handler<unknown> =>
-  ({ run, respond }) as Handler<unknown>;
+/**
+ * Express decodes path parameters as it routes, and a segment that does not percent-decode
+ * would be an error before any check ran. Such a segment is taken literally for routing (its `%`
+ * escaped); the validation step then refuses it for a parameter the spec constrains.
+ */
+function escapeUndecodable(url: string): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  const escaped = path
+    .split('/')
+    .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
+    .join('/');
+  return query < 0 ? escaped : `${escaped}${url.slice(query)}`;
+}
+
+/** The constrained path parameter of a request that did not percent-decode, if any. */
+function undecodableParam(operation: ApiOperation, req: Request): string | undefined {
+  const template = operation.path.split('/');
+  const raw = (req.originalUrl.split('?')[0] ?? '').slice(req.baseUrl.length).split('/');
+  return operation.pathParams.find(
+    (name) =>
+      !operation.unconstrainedParams.has(name) &&
+      !decodes(raw[template.indexOf(`{${name}}`)] ?? ''),
+  );
+}
+
+function isJson(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  try {
+    const parsed = contentType.parse(header);
+    const charset = parsed.parameters.charset?.toLowerCase();
+    return parsed.type === 'application/json' && (charset === undefined || charset === 'utf-8');
+  } catch {
+    return false;
+  }
+}
+
+const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * Creates the Express router of the workforce-kit API: the operations of `openapi/openapi.yaml`
- * over any store that implements the core's ports. Per request, in this order: request id and
- * timeout; routing (404 under the API's prefixes, 405 with `Allow`); bearer authentication (401)
- * and scope (403); the restaurant the token may act for (403); rate limits (429); media type (415)
- * and body (413, 400); validation against the spec (400); the use case. Every error is problem
- * details with a `code` and the `requestId`. Paths outside the API are left to the host.
+ * over any store that implements the core's ports, each registered with Express's own routing.
+ * Every request under the API's prefixes goes, in this order: request id, response headers and
+ * timeout; bearer authentication (401) and scope (403); the restaurant the token may act for
+ * (403); rate limits (429); media type (415) and body (413, 400); validation against the spec
+ * (400); the use case. Every error is problem details with a `code` and the `requestId`. A known
+ * path with another method is 405 with `Allow`; an unknown path under the prefixes 404. Paths
+ * outside the API are left to the host.
  *
- * @param options - the store, the token verifier and the limits; see {@link RouterOptions}
- * @returns the router, with `ready` resolving once the spec is compiled
+ * @param options - the store, the token verifier and the limits; see `ApiOptions`
+ * @returns the router
+ * @throws when the spec cannot be compiled: at creation, never per request
  * @example
  * ```ts
  * import express from 'express';
@@ -95,221 +132,50 @@ const handler = <T>(run: Handler<T>['run'], respond: Handler<T>['respond']): Han
  * import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
  *
  * const app = express();
- * const router = createRouter({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
- * app.use(router);
- * await router.ready;
+ * app.use(createRouter({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) }));
  * app.listen(8080);
  * ```
  */
 export function createRouter(options: RouterOptions): WorkforceRouter {
-  const logger = options.logger ?? pino({ level: DEFAULTS.logLevel });
-  const clock: Clock = options.clock ?? { now: () => new Date() };
-  const ids: IdSource = options.ids ?? { newId: randomUUID };
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-  const deps = {
-    ...options.store,
-    clock,
-    ids,
-    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-  };
-
-  const operations = readOperations(openapiDocument);
-  const route = compileRoutes(operations);
-  const contentTypes = new Map<string, NormalizedContentType>(
-    operations.map((op) => [
-      `${op.method} ${op.path}`,
-      op.hasBody ? 'application/json' : undefined,
-    ]),
-  );
-  let validators: ReadonlyMap<string, OperationValidator> | undefined;
-  const compiled = compileValidation(
-    openapiDocument,
-    { validateResponses: options.validateResponses ?? DEFAULTS.validateResponses },
-    contentTypes,
-  ).then((result) => {
-    validators = result;
-  });
-  compiled.catch((error: unknown) =>
-    logger.fatal({ err: error }, 'the OpenAPI document does not compile'),
-  );
-
-  const limiters = options.rateLimit === false ? [] : [createRateLimiter(options.rateLimit ?? {})];
-  const parseBody = jsonBody(options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
-
-  /** The two employee operations differ only in their use case. */
-  const employeeHandler = (change: typeof unarchiveEmployee | typeof archiveEmployee) =>
-    handler(
-      ({ req, params, requestId }) =>
-        change(deps, {
-          restaurantContext: contextOf(req),
-          employeeId: params.employeeId ?? '',
-          requestId,
-        }),
-      ({ record, events }: Committed<Employee>): Success => ({
-        body: toEmployeeBody(record),
-        events,
-      }),
-    );
-  const handlers: { readonly [id in OperationId]: Handler<unknown> } = {
-    unarchiveEmployee: employeeHandler(unarchiveEmployee),
-    archiveEmployee: employeeHandler(archiveEmployee),
-    deleteShift: handler(
-      ({ req, params, requestId }) =>
-        deleteShift(deps, {
-          restaurantContext: contextOf(req),
-          shiftId: params.shiftId ?? '',
-          requestId,
-        }),
-      ({ record, events }: Committed<Shift>) => ({ body: toShiftBody(record), events }),
-    ),
-    getRestaurant: handler(
-      ({ req, params, query }) =>
-        getRestaurant(deps, {
-          restaurantContext: contextOf(req),
-          restaurantGuid: params.restaurantGUID ?? '',
-          // Validated, and coerced by the validator: true, false or absent.
-          includeArchived: query.includeArchived === true,
-        }),
-      (restaurant: Restaurant) => ({ body: toRestaurantBody(restaurant), events: [] }),
-    ),
-  };
-
-  function emit(event: RecordedEvent, state: RequestState): void {
-    const { onEvent } = options;
-    if (onEvent === undefined) return;
-    Promise.resolve()
-      .then(() => onEvent(event))
-      .catch((error: unknown) => state.log.error({ err: error, event }, 'onEvent failed'));
-  }
-
-  const validateAndHandle = (operation: OperationSpec): RequestHandler => {
-    const key = `${operation.method} ${operation.path}`;
-    let validator: OperationValidator | undefined;
-    const run = (req: Request, res: Response, next: NextFunction) => {
-      // Answered already (the request timed out while its body or a check was pending): the
-      // client was told it failed, so its change must not start.
-      if (res.headersSent) return;
-      validator ??= validators?.get(key);
-      if (validator === undefined) throw new Error(`no validator for ${key}`);
-      const params = decodeParams(requestState(res).rawParams, operation);
-      if ('error' in params) {
-        writeProblem(res, requestState(res).requestId, params.error);
-        return;
-      }
-      // Express parses the query string on every read of req.query: read it once, and only if any.
-      const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
-      const failure = validator.validate({
-        params: params.values,
-        headers: req.headers,
-        query,
-        body: req.body,
-      });
-      if (failure !== undefined) {
-        writeProblem(
-          res,
-          requestState(res).requestId,
-          validationProblem(failure.errors, operation.identifierMessages),
-        );
-        return;
-      }
-      if (validator.validateResponse === undefined) {
-        handle(operation, params.values, query, req, res, next, false);
-      } else {
-        validator.validateResponse(req, res, () =>
-          handle(operation, params.values, query, req, res, next, true),
-        );
-      }
-    };
-    return (req, res, next) => {
-      if (validators !== undefined) run(req, res, next);
-      else compiled.then(() => run(req, res, next)).catch(next);
-    };
-  };
+  const api = createApi(options);
+  const parseJson = express.json({ limit: api.bodyLimitBytes, strict: false });
+  const handleError = problemHandler({ logger: api.logger });
 
   /**
-   * Runs the use case and answers; `then` on the ResultAsync, not `await`: one hop fewer.
-   * `checked`: the response validator hooks `res.json`, so the body must go through it.
+   * Answers a problem, and stops the request's clock. With `validateResponses`, a problem the spec
+   * does not document for the operation becomes a logged 500.
    */
-  function handle(
-    operation: OperationSpec,
-    params: Readonly<Record<string, string>>,
-    query: Readonly<Record<string, unknown>>,
-    req: Request,
-    res: Response,
-    next: NextFunction,
-    checked: boolean,
-  ): void {
-    const state = requestState(res);
-    const { run, respond } = handlers[operation.id];
-    run({ req, params, query, requestId: state.requestId }).then((result) => {
-      if (result.isErr()) {
-        const error = result.error;
-        if (error.type === 'StorageUnavailable' || error.type === 'WriteContention') {
-          state.log.warn(
-            {
-              err: 'cause' in error ? error.cause : undefined,
-              error: { ...error, cause: undefined },
-            },
-            error.type,
-          );
-        }
-        writeProblem(res, state.requestId, toProblem(error));
-        return;
-      }
-      const { body, events } = respond(result.value);
-      for (const event of events) emit(event, state);
-      if (res.headersSent) return;
-      if (checked) res.json(body);
-      else sendJson(res, body);
-      state.finish();
-    }, next);
+  function problem(res: Response, occurrence: ProblemOccurrence, operation?: ApiOperation): void {
+    const state = stateOf(res);
+    const body = operation && api.responseValidator && problemBody(occurrence, state.requestId, '');
+    const mismatch = body && api.responseValidator?.(operation, body.status, body);
+    if (mismatch) state.log.error({ mismatch }, 'the response does not match the spec');
+    writeProblem(res, state.requestId, mismatch ? INTERNAL_ERROR : occurrence);
+    deadlines.finish(res);
   }
 
-  const chains = new Map(
-    operations.map((operation) => {
-      const steps = [
-        authenticate(options.auth, operation.scope),
-        permitRestaurant,
-        ...limiters,
-        mediaType(operation),
-      ];
-      if (operation.hasBody) steps.push(parseBody);
-      return [operation.id, compose([...steps, validateAndHandle(operation)])];
-    }),
-  );
-
-  const deadlines = new RequestDeadlines<Response>(requestTimeoutMs, (res) => {
+  const deadlines = new RequestDeadlines<Response>(api.requestTimeoutMs, (res) => {
     if (res.writableEnded) return;
-    const state = requestState(res);
-    state.log.warn({ timeoutMs: requestTimeoutMs }, 'request timed out');
-    writeProblem(res, state.requestId, {
+    stateOf(res).log.warn({ timeoutMs: api.requestTimeoutMs }, 'request timed out');
+    writeProblem(res, stateOf(res).requestId, {
       code: 'REQUEST_TIMEOUT',
-      detail: `The request was not answered within ${requestTimeoutMs} ms; a change it asked for may still complete.`,
+      detail: `The request was not answered within ${api.requestTimeoutMs} ms; a change it asked for may still complete.`,
       // The connection closes after the answer: a body still arriving is not read on.
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS), Connection: 'close' },
     });
   });
-  const logRequests = logger.isLevelEnabled('info');
 
-  const router = express.Router();
-
-  router.use((req, res, next) => {
-    const matched = route(req.method, req.path);
-    if (matched.kind === 'not-ours') {
-      next();
-      return;
-    }
-    const requestId = requestIdOf(req, res);
+  /** Every request under the API's prefixes: its id, headers, deadline and log line. */
+  const begin: RequestHandler = (req, res, next) => {
+    const undecodable = req.url.includes('%') && escapeUndecodable(req.url) !== req.url;
+    if (undecodable) req.url = escapeUndecodable(req.url);
+    const state = new RequestState(requestIdOf(req, res), api.logger, undecodable);
+    res.locals[STATE] = state;
     // Answers carry personal data (employees) and are never to be cached or sniffed.
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    const rawParams = matched.kind === 'operation' ? matched.rawParams : {};
-    const state = initRequestState(
-      res,
-      new RequestState(requestId, rawParams, logger, res, deadlines),
-    );
     deadlines.start(res);
-    if (logRequests) {
+    if (api.logRequests) {
       const started = performance.now();
       res.once('close', () => {
         state.log.info(
@@ -323,30 +189,148 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         );
       });
     }
+    next();
+  };
 
-    if (matched.kind === 'not-found') {
-      writeProblem(res, requestId, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
-      return;
-    }
-    if (matched.kind === 'method-not-allowed') {
-      writeProblem(res, requestId, {
-        code: 'METHOD_NOT_ALLOWED',
-        detail: `${req.method} is not supported here; use ${matched.allow}.`,
-        headers: { Allow: matched.allow },
+  /** The bearer token (401, 403 without the scope), and the restaurant it may act for (403). */
+  const authorize =
+    (operation: ApiOperation): RequestHandler =>
+    (req, res, next) => {
+      const { log } = stateOf(res);
+      authenticate(api.verifier, req.headers.authorization, operation.scope, log).then(
+        (authentication) => {
+          if (authentication.problem !== undefined) {
+            return problem(res, authentication.problem, operation);
+          }
+          const permission = permitRestaurant(
+            authentication.principal,
+            req.headers[RESTAURANT_HEADER],
+            req.socket.remoteAddress,
+          );
+          if (permission.problem !== undefined) return problem(res, permission.problem, operation);
+          res.locals.rateLimitKey = permission.rateLimitKey;
+          next();
+        },
+        next,
+      );
+    };
+
+  /** The rate limits of the restaurant context (or the client's address): 429. */
+  const rateLimit =
+    (operation: ApiOperation): RequestHandler =>
+    (_req, res, next) => {
+      const key = res.locals.rateLimitKey as string;
+      api.rateLimiter?.check(key, stateOf(res).log).then((decision) => {
+        res.set(decision.headers);
+        if (decision.refused !== undefined) problem(res, decision.refused, operation);
+        else next();
+      }, next);
+    };
+
+  /** An operation with a body takes `application/json` (UTF-8) only: 415. */
+  const mediaType =
+    (operation: ApiOperation): RequestHandler =>
+    (req, res, next) => {
+      if (isJson(req.headers['content-type'])) return next();
+      const refusal = {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        detail: 'Content-Type must be application/json.',
+      } as const;
+      problem(res, refusal, operation);
+    };
+
+  /** The JSON body (413, 400); an empty body (most unarchives) is none. */
+  const readBody =
+    (operation: ApiOperation): RequestHandler =>
+    (req, res, next) => {
+      if (req.headers['content-length'] === '0') return next();
+      parseJson(req, res, (error?: unknown) => {
+        if (error === undefined) return next();
+        const refusal = problemOf(error);
+        if (refusal === undefined) next(error);
+        else problem(res, refusal, operation);
       });
-      return;
-    }
-    const chain = chains.get(matched.operation.id);
-    if (chain === undefined) throw new Error(`no chain for ${matched.operation.id}`);
-    chain(req, res, next);
-  });
+    };
 
-  // Errors of the requests the router took (body parser refusals, a throwing store): problems.
-  const handleError = problemHandler({ logger });
+  /** Validation against the spec (400), then the use case: 200, or its problem. */
+  const respond =
+    (operation: ApiOperation): RequestHandler =>
+    (req, res, next) => {
+      // Answered already (the request timed out while its body or a check was pending): the
+      // client was told it failed, so its change must not start.
+      if (res.headersSent) return;
+      const state = stateOf(res);
+      const bad = state.undecodable ? undecodableParam(operation, req) : undefined;
+      if (bad !== undefined) {
+        const input = {
+          path: `/params/${bad}`,
+          message: 'is not valid percent-encoding',
+          missing: false,
+        };
+        return problem(res, validationProblem([input], new Map()), operation);
+      }
+      // Express parses the query string on every read of req.query: read it once, and only if any.
+      const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : NO_QUERY;
+      const validate = api.requestValidators.get(operation.id);
+      // Each parameter of these routes is one path segment: a string.
+      const params = req.params as Record<string, string>;
+      const check = validate?.({ params, headers: req.headers, query, body: req.body });
+      if (check === undefined || !check.valid) {
+        const invalid = check?.invalid ?? [];
+        return problem(res, validationProblem(invalid, operation.identifierMessages), operation);
+      }
+      const restaurantContext = req.headers[RESTAURANT_HEADER];
+      api
+        .run(operation.id, {
+          params,
+          query: check.query,
+          restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
+          requestId: state.requestId,
+        })
+        .then((result) => {
+          if (result.error !== undefined) {
+            logDomainError(result.error, state.log);
+            return problem(res, domainProblem(result.error), operation);
+          }
+          api.emit(result.events, state.log);
+          if (res.headersSent) return;
+          const mismatch = api.responseValidator?.(operation, 200, result.body);
+          if (mismatch !== undefined) {
+            state.log.error({ mismatch }, 'the response does not match the spec');
+            return problem(res, INTERNAL_ERROR, operation);
+          }
+          sendJson(res, result.body);
+          deadlines.finish(res);
+        }, next);
+    };
+
+  const prefixes = [...api.prefixes];
+  const router = express.Router({ caseSensitive: true, strict: true });
+  router.use(prefixes, begin);
+  for (const operation of api.operations) {
+    const steps = [authorize(operation)];
+    if (api.rateLimiter !== undefined) steps.push(rateLimit(operation));
+    if (operation.bodySchema !== undefined) steps.push(mediaType(operation), readBody(operation));
+    const method = operation.method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch';
+    router[method](expressPath(operation.path), ...steps, respond(operation));
+  }
+  for (const { template, allow } of api.paths) {
+    router.all(expressPath(template), (req, res) =>
+      problem(res, {
+        code: 'METHOD_NOT_ALLOWED',
+        detail: `${req.method} is not supported here; use ${allow}.`,
+        headers: { Allow: allow },
+      }),
+    );
+  }
+  router.use(prefixes, (_req, res) =>
+    problem(res, { code: 'NOT_FOUND', detail: 'No operation has this path.' }),
+  );
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (findRequestState(res) === undefined) next(error);
-    else handleError(error, req, res, next);
+    if (findState(res) === undefined) return next(error);
+    handleError(error, req, res, next);
+    deadlines.finish(res);
   });
 
-  return Object.assign(router, { ready: compiled }) as WorkforceRouter;
+  return Object.assign(router, { ready: Promise.resolve() });
 }

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { requestIdFrom } from '@workforce-kit/http';
 import type { Request, RequestHandler, Response } from 'express';
-
-/** An incoming X-Request-Id is kept when it is printable ASCII of at most 128 characters. */
-const SANE_REQUEST_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
 
 const LOCALS_KEY = 'workforceKitRequestId';
 
@@ -14,9 +11,7 @@ const LOCALS_KEY = 'workforceKitRequestId';
 export function requestIdOf(req: Request, res: Response): string {
   const assigned: unknown = res.locals[LOCALS_KEY];
   if (typeof assigned === 'string') return assigned;
-  const incoming = req.headers['x-request-id'];
-  const id =
-    typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id = requestIdFrom(req.headers['x-request-id']);
   res.locals[LOCALS_KEY] = id;
   res.setHeader('X-Request-Id', id);
   return id;
@@ -25,8 +20,8 @@ export function requestIdOf(req: Request, res: Response): string {
 /**
  * Express middleware that gives every request of the host app a request id, by the router's
  * rules (a sane incoming `X-Request-Id` is reused): the `X-Request-Id` response header, and the
- * `requestId` of any problem the app answers with {@link sendProblem} or {@link problemHandler}.
- * Mount it first; the router then uses the same id.
+ * `requestId` of any problem the app answers with `sendProblem` or `problemHandler`. Mount it
+ * first; the router then uses the same id.
  *
  * @returns the middleware
  * @example

@@ -19,10 +19,10 @@ import { pino } from 'pino';
 import request, { type Response, type Test } from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  type ApiStore,
   createJwtVerifier,
   createRouter,
   problemHandler,
-  type RouterStore,
   requestIds,
 } from '../src/index.js';
 import { aWorld, SECRET, type TestApp, testApp, tokenFor, type World } from './harness.js';
@@ -40,7 +40,7 @@ function expectProblem(res: Response, status: number, code: string): void {
 
 /** A test app over the store `change` makes of a memory store; `store` is that memory store. */
 async function appOver(
-  change: (store: MemoryStore) => RouterStore,
+  change: (store: MemoryStore) => ApiStore,
   overrides: Parameters<typeof testApp>[0] = {},
 ): Promise<TestApp> {
   const world = aWorld();

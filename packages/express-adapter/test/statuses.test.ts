@@ -14,7 +14,7 @@ import type { Express } from 'express';
 import { errAsync, ResultAsync } from 'neverthrow';
 import request, { type Response } from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AccessTokenVerifier, RouterStore } from '../src/index.js';
+import type { AccessTokenVerifier, ApiStore } from '../src/index.js';
 import { type TestApp, testApp, tokenFor, type World } from './harness.js';
 
 type OperationId = 'unarchiveEmployee' | 'archiveEmployee' | 'deleteShift' | 'getRestaurant';
@@ -546,7 +546,7 @@ describe('429, 500 and 503 of every operation', () => {
   function storeWith(
     base: MemoryStore,
     override: (name: string) => (...args: never[]) => unknown,
-  ): RouterStore {
+  ): ApiStore {
     const wrap = <T extends object>(repository: T, names: (keyof T)[]): T =>
       Object.fromEntries(
         Object.entries(repository).map(([name, fn]) => [
@@ -641,7 +641,7 @@ describe('429, 500 and 503 of every operation', () => {
   it('503 WRITE_CONTENTION when every write loses its compare-and-set', async () => {
     const base = await testApp();
     const conflict = () => errAsync(versionConflict(base.world.employee.guid, 1));
-    const store: RouterStore = {
+    const store: ApiStore = {
       employees: { ...base.store.employees, write: conflict },
       shifts: { ...base.store.shifts, write: conflict },
       restaurants: base.store.restaurants,

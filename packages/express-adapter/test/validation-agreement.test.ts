@@ -1,10 +1,11 @@
-// The router validates a request by calling the validators that express-openapi-validator's
-// RequestValidator compiled at start-up, without the library's per-route middleware (see the
-// header of src/openapi-validation.ts). This property holds the router's decision equal to the
-// library's own public middleware on generated requests: every operation; path parameters valid,
-// invalid, percent-encoded (in either hex case, or every character) and malformed; the context
-// header present, missing, padded, repeated or malformed; query strings with includeArchived valid,
-// invalid, empty, repeated, and unknown parameters; Content-Types and bodies for the PUT.
+// The router validates a request with ajv, compiled at start-up from the spec's own schemas
+// (@workforce-kit/http). This property holds its decision equal to that of a well-known validator,
+// express-openapi-validator's public middleware, on generated requests: every operation; path
+// parameters valid, invalid, percent-encoded (in either hex case, or every character) and
+// malformed; the context header present, missing, padded, repeated or malformed; query strings with
+// includeArchived valid, invalid, empty, repeated, and unknown parameters; Content-Types and bodies
+// for the PUT. Where both reject, every input the library names the router names too (the library
+// stops at the first part of a request that fails; the router lists every bad input).
 //
 // Each request goes over HTTP to two apps:
 // - the router (`createRouter`) with an auth that accepts every token, a store that finds nothing
@@ -35,9 +36,9 @@
 //   trailing slash. (The library also matches `/LABOR/v1/…` and `…/{shiftId}/`; the router does not,
 //   by design: its routes are case-sensitive and have no trailing slash.)
 //
-// FINDINGS: the per-request step the router leaves out (the library's RequestParameterMutator) is
-// not the identity for this spec's query: it rewrites bracketed parameter names and checks raw
-// values for reserved characters. Where that makes the two disagree, the case is left out of the
+// FINDINGS: before it validates, the library rewrites the query (its RequestParameterMutator):
+// it rewrites bracketed parameter names and checks raw values for reserved characters; the router
+// validates the query as sent. Where that makes the two disagree, the case is left out of the
 // comparison below, and named there:
 // 1. Decision. A query parameter whose name (decoded) starts with `[`, such as `?[a]=1`, `?[)=x` or
 //    `?%5Bx%5D=1`, or whose part before `[` qs decodes once more (`?a%2525[x]=1`), is dropped by
@@ -68,7 +69,7 @@ import fc from 'fast-check';
 import { errAsync, okAsync } from 'neverthrow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccessTokenVerifier, createRouter, type RouterStore } from '../src/index.js';
+import { type AccessTokenVerifier, type ApiStore, createRouter } from '../src/index.js';
 
 const RUNS = 5000;
 
@@ -444,7 +445,7 @@ beforeAll(async () => {
     verify: () => okAsync({ scopes: new Set<string>(SCOPES), restaurants: 'all' }),
   };
   const refused = () => errAsync(storageUnavailable('write', 'this store finds nothing'));
-  const nothing: RouterStore = {
+  const nothing: ApiStore = {
     employees: { find: () => okAsync(null), write: refused },
     shifts: { find: () => okAsync(null), write: refused },
     restaurants: { findByGuid: () => okAsync(null) },
@@ -498,7 +499,7 @@ afterAll(async () => {
 });
 
 describe('the router validates as express-openapi-validator does', () => {
-  it('takes the decision of the library middleware, with the same input paths', async () => {
+  it('takes the decision of the library middleware, naming every input it names', async () => {
     const tally = new Map<string, number>();
     const count = (key: string) => tally.set(key, (tally.get(key) ?? 0) + 1);
     let requests = 0;
@@ -549,10 +550,10 @@ describe('the router validates as express-openapi-validator does', () => {
         const names = Object.keys(parseQuery(request.query ?? ''));
         if (names.some((name) => name.includes('['))) {
           // FINDING 1 and 2 (see the header): not compared. The router rejects every such query,
-          // naming one query parameter, as it does any unknown parameter.
+          // naming the query parameter, as it does any unknown parameter.
           expect(routerDecision(router), label).toEqual({
             kind: 'rejected',
-            paths: [expect.stringMatching(/^\/query\//)],
+            paths: expect.arrayContaining([expect.stringMatching(/^\/query\/.*\[/)]),
           });
           count('excluded: bracketed query parameter names');
           return;
@@ -563,7 +564,11 @@ describe('the router validates as express-openapi-validator does', () => {
           count('compared, decision only: reserved characters in includeArchived');
           return;
         }
-        expect(routerDecision(router), label).toEqual(expected);
+        const decision = routerDecision(router);
+        expect(decision.kind, label).toBe(expected.kind);
+        if (decision.kind === 'rejected' && expected.kind === 'rejected') {
+          expect(decision.paths, label).toEqual(expect.arrayContaining([...expected.paths]));
+        }
         count(`compared: ${expected.kind}`);
       }),
       { numRuns: RUNS },

@@ -3,6 +3,8 @@ import {
   type Employee,
   type ExternalId,
   type Guid,
+  type IdentityChangeRefused,
+  identityChangeRefused,
   type RecordedEvent,
   type RecordIdentifier,
   type Restaurant,
@@ -143,7 +145,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     operation: string,
     statement: string,
     change: ConditionalWrite<T>,
-  ): ResultAsync<T, VersionConflict | StorageError> {
+  ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record, expectedVersion } = change;
     return query<WriteRow>(operation, statement, [
       record.restaurantGuid,
@@ -153,11 +155,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       record.deleted,
       dataOf(record),
       JSON.stringify(change.events),
-    ]).andThen(([row]): Result<T, VersionConflict | StorageError> => {
+    ]).andThen(([row]): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
       if (row?.data != null && row.version !== null)
         return ok(withVersion<T>({ data: row.data, version: row.version }));
       if (row?.found && row.current_external_id !== (record.externalId ?? null)) {
-        return err(storageUnavailable(operation, 'a write may not change the external id'));
+        return err(identityChangeRefused(record.guid));
       }
       return err(versionConflict(record.guid, expectedVersion));
     });

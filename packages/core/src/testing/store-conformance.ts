@@ -328,7 +328,10 @@ export function describeStoreConformance(
           events: [anEvent(shift, 'ShiftDeleted')],
         });
 
-        expect(renamed._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+        expect(renamed._unsafeUnwrapErr()).toEqual({
+          type: 'IdentityChangeRefused',
+          guid: shift.guid,
+        });
         const byOldId = { kind: 'externalId', externalId: 'SCHEDULER:own' as ExternalId } as const;
         const byNewId = {
           kind: 'externalId',

@@ -14,7 +14,8 @@ import {
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJwtVerifier, type Principal } from '../src/index.js';
-import { SECRET } from './harness.js';
+
+const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
 
 const RESTAURANT_A = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
 const RESTAURANT_B = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
+import { openapiDocument } from '@workforce-kit/types';
+import { pino } from 'pino';
+import type { AccessTokenVerifier } from './auth/access-token.js';
+import type { Logger } from './logger.js';
+import { createOperationRunner, type OperationRunner } from './operation-runner.js';
+import {
+  type ApiOperation,
+  type ApiPath,
+  pathsOf,
+  prefixesOf,
+  readOperations,
+} from './operations.js';
+import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { compileRequestValidators, type RequestValidator } from './request-validation.js';
+import { compileResponseValidator, type ResponseValidator } from './response-validation.js';
+
+/** The ports the edge reads and writes through: any store that implements the core's ports. */
+export type ApiStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
+
+/**
+ * Options of the API, the same for every framework adapter (`createRouter` for Express, the
+ * `workforceKit` plugin for Fastify).
+ */
+export interface ApiOptions {
+  /** The store: the core's repositories. */
+  readonly store: ApiStore;
+  /** Verifies bearer tokens: `createJwtVerifier(...)`, or your own {@link AccessTokenVerifier}. */
+  readonly auth: AccessTokenVerifier;
+  /** Validate every response against the spec (a 500 when one does not match). @default false */
+  readonly validateResponses?: boolean;
+  /** Rate limits, or `false` for none. @default { perSecond: 20, per15Minutes: 10000 } */
+  readonly rateLimit?: RateLimitOptions | false;
+  /** Largest request body, in bytes (inflated, for a compressed one). @default 16384 */
+  readonly bodyLimitBytes?: number;
+  /** A request not answered in this time gets 503 `REQUEST_TIMEOUT`. @default 10000 */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Called with each event after its change is committed (not awaited; a failure is logged).
+   * @default none
+   */
+  readonly onEvent?: (event: RecordedEvent) => void | Promise<void>;
+  /** Where the edge logs; every line of a request carries its `requestId`. @default pino at level 'warn' */
+  readonly logger?: Logger;
+  /** The time source of state changes. @default the system clock */
+  readonly clock?: Clock;
+  /** The source of event ids. @default crypto.randomUUID */
+  readonly ids?: IdSource;
+  /** Attempts of a use case on a contended record before 503 `WRITE_CONTENTION`. @default 8 */
+  readonly maxAttempts?: number;
+}
+
+export const API_DEFAULTS = {
+  validateResponses: false,
+  bodyLimitBytes: 16 * 1024,
+  requestTimeoutMs: 10_000,
+  logLevel: 'warn',
+} as const;
+
+/** Everything an adapter needs, made once from the options and the spec. */
+export interface Api {
+  readonly operations: readonly ApiOperation[];
+  readonly paths: readonly ApiPath[];
+  /** The prefixes the API owns: an unknown path under one is its 404. */
+  readonly prefixes: readonly string[];
+  readonly logger: Logger;
+  /** Whether each request's outcome is logged (at info). */
+  readonly logRequests: boolean;
+  readonly verifier: AccessTokenVerifier;
+  readonly rateLimiter: RateLimiter | undefined;
+  readonly bodyLimitBytes: number;
+  readonly requestTimeoutMs: number;
+  /** The request validator of each operation, by id. */
+  readonly requestValidators: ReadonlyMap<string, RequestValidator>;
+  /** The response check, when responses are validated. */
+  readonly responseValidator: ResponseValidator | undefined;
+  readonly run: OperationRunner;
+  /** Hands the events of a committed change to `onEvent`, without waiting; a failure is logged. */
+  emit(events: readonly RecordedEvent[], log: Logger): void;
+}
+
+/**
+ * Makes the API of the options: reads the operations from the spec, compiles its request (and,
+ * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store.
+ * All of it once, at start-up; nothing here is done per request.
+ *
+ * @param options - the store, the token verifier and the limits; see {@link ApiOptions}
+ * @throws when the spec cannot be compiled (never per request)
+ * @example
+ * ```ts
+ * const api = createApi({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
+ * api.operations.map((op) => `${op.method} ${op.path}`);
+ * ```
+ */
+export function createApi(options: ApiOptions): Api {
+  const logger = options.logger ?? pino({ level: API_DEFAULTS.logLevel });
+  const operations = readOperations(openapiDocument);
+  const { onEvent } = options;
+  return {
+    operations,
+    paths: pathsOf(operations),
+    prefixes: prefixesOf(operations),
+    logger,
+    logRequests: logger.isLevelEnabled?.('info') ?? true,
+    verifier: options.auth,
+    rateLimiter:
+      options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {}),
+    bodyLimitBytes: options.bodyLimitBytes ?? API_DEFAULTS.bodyLimitBytes,
+    requestTimeoutMs: options.requestTimeoutMs ?? API_DEFAULTS.requestTimeoutMs,
+    requestValidators: compileRequestValidators(openapiDocument, operations),
+    responseValidator:
+      (options.validateResponses ?? API_DEFAULTS.validateResponses)
+        ? compileResponseValidator(openapiDocument, operations)
+        : undefined,
+    run: createOperationRunner({
+      ...options.store,
+      clock: options.clock ?? { now: () => new Date() },
+      ids: options.ids ?? { newId: randomUUID },
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    }),
+    emit(events, log) {
+      if (onEvent === undefined) return;
+      for (const event of events) {
+        Promise.resolve()
+          .then(() => onEvent(event))
+          .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
+      }
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * What the edge logs through: the four methods it calls. A pino logger fits as it is; so does any
+ * logger with `info`, `warn`, `error` and `child`.
+ *
+ * @example
+ * ```ts
+ * const logger: Logger = pino({ level: 'info' });
+ * ```
+ */
+export interface Logger {
+  info(details: object, message?: string): void;
+  warn(details: object, message?: string): void;
+  error(details: object, message?: string): void;
+  /** A logger whose every line carries `bindings` (the request id). */
+  child(bindings: Record<string, unknown>): Logger;
+  /** Whether `info` writes anything (the per-request log is skipped when not). @default true */
+  isLevelEnabled?(level: string): boolean;
+}

@@ -1,0 +1,164 @@
+import type { OpenApiDocument } from '@workforce-kit/types';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ApiOperation, OperationParameter } from './operations.js';
+import type { InvalidInput } from './problems.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext its function is the module.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** The parts of a request the spec constrains, as the framework parsed them. */
+export interface RequestParts {
+  /** The path parameters, percent-decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The headers, names in lower case (as Node gives them). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The query parameters, as parsed (a repeated one is an array). */
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly body: unknown;
+}
+
+/** The outcome of validating a request: its inputs, or what is wrong with them. */
+export type RequestCheck =
+  | {
+      readonly valid: true;
+      /** The query with its values coerced to the spec's types (`"true"` is `true`). */
+      readonly query: Readonly<Record<string, unknown>>;
+    }
+  | { readonly valid: false; readonly invalid: readonly InvalidInput[] };
+
+/** Validates the requests of one operation against the spec. */
+export type RequestValidator = (parts: RequestParts) => RequestCheck;
+
+const SPEC_ID = 'workforce-kit-spec';
+const COMPONENT_SCHEMAS = '#/components/schemas/';
+
+/**
+ * A schema of the spec, ready to compile on its own: each `#/components/schemas/X` reference in
+ * it points at `X` in the spec's schemas, which {@link specAjv} holds as `$defs` of one schema.
+ */
+export function compilable<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(compilable) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, item]) => [
+      key,
+      key === '$ref' && typeof item === 'string' && item.startsWith(COMPONENT_SCHEMAS)
+        ? `${SPEC_ID}#/$defs/${item.slice(COMPONENT_SCHEMAS.length)}`
+        : compilable(item),
+    ]),
+  ) as T;
+}
+
+/**
+ * An ajv for the spec: JSON Schema 2020-12 (OpenAPI 3.1's dialect), its formats, every input
+ * error reported at once, and the spec's component schemas. `coerce`: query strings become the
+ * spec's booleans and numbers.
+ */
+export function specAjv(document: OpenApiDocument, coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    coerceTypes: coerce,
+    strict: true,
+    // OpenAPI's own annotation, beside JSON Schema's `examples`.
+    keywords: ['example'],
+  });
+  addFormats(ajv);
+  ajv.addSchema({ $id: SPEC_ID, $defs: compilable(document.components?.schemas ?? {}) });
+  return ajv;
+}
+
+type Part = 'params' | 'headers' | 'query';
+
+/** The schema of one part of an operation's request: its parameters of that place. */
+function partSchema(parameters: readonly OperationParameter[], part: Part) {
+  const place = { params: 'path', headers: 'header', query: 'query' } as const;
+  const own = parameters.filter((p) => p.in === place[part]);
+  const name = (p: OperationParameter) => (part === 'headers' ? p.name.toLowerCase() : p.name);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(own.map((p) => [name(p), compilable(p.schema)])),
+    required: own.filter((p) => p.required).map(name),
+    // Unknown query parameters are refused, as the spec says; other headers are anyone's.
+    additionalProperties: part !== 'query',
+  };
+}
+
+/** One ajv error as an input of the request: where it is, and what is wrong. */
+function inputOf(part: string, error: ErrorObject): InvalidInput {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (error.keyword === 'required') {
+    return { path: `/${part}/${params.missingProperty}`, message: 'is required', missing: true };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const name = String(params.additionalProperty);
+    return {
+      path: `/${part}/${name}`,
+      message: `Unknown query parameter '${name}'`,
+      missing: false,
+    };
+  }
+  return {
+    path: `/${part}${error.instancePath}`,
+    message: error.message ?? 'is invalid',
+    missing: false,
+  };
+}
+
+/** Each input once (a GUID that misses both `format` and `pattern` is one bad input). */
+function collect(
+  invalid: InvalidInput[],
+  part: string,
+  errors: readonly ErrorObject[] | null | undefined,
+): void {
+  for (const error of errors ?? []) {
+    const input = inputOf(part, error);
+    if (!invalid.some((seen) => seen.path === input.path)) invalid.push(input);
+  }
+}
+
+/**
+ * Compiles, once, a validator per operation from the spec: path parameters, headers, query (its
+ * values coerced) and body, each against the schemas the spec gives them.
+ *
+ * @param document - the spec
+ * @param operations - its operations, as {@link readOperations} read them
+ * @returns the validator of each operation, by id
+ */
+export function compileRequestValidators(
+  document: OpenApiDocument,
+  operations: readonly ApiOperation[],
+): ReadonlyMap<string, RequestValidator> {
+  const strings = specAjv(document, false);
+  const coercing = specAjv(document, true);
+  return new Map(
+    operations.map((operation) => {
+      const params = strings.compile(partSchema(operation.parameters, 'params'));
+      const headers = strings.compile(partSchema(operation.parameters, 'headers'));
+      const query = coercing.compile(partSchema(operation.parameters, 'query'));
+      const body: ValidateFunction | undefined =
+        operation.bodySchema === undefined
+          ? undefined
+          : strings.compile(compilable(operation.bodySchema));
+      const validator: RequestValidator = (parts) => {
+        const coerced = { ...parts.query };
+        const ok =
+          params(parts.params) &&
+          headers(parts.headers) &&
+          query(coerced) &&
+          (body === undefined || parts.body === undefined || body(parts.body));
+        if (ok) return { valid: true, query: coerced };
+        // Some part failed: run each again to collect every bad input, in request order.
+        const invalid: InvalidInput[] = [];
+        if (!params(parts.params)) collect(invalid, 'params', params.errors);
+        if (!headers(parts.headers)) collect(invalid, 'headers', headers.errors);
+        if (!query({ ...parts.query })) collect(invalid, 'query', query.errors);
+        if (body !== undefined && parts.body !== undefined && !body(parts.body)) {
+          collect(invalid, 'body', body.errors);
+        }
+        return { valid: false, invalid };
+      };
+      return [operation.id, validator];
+    }),
+  );
+}
