@@ -59,6 +59,13 @@ export {
 export { redactedUrl } from './redacted-url.js';
 export { RequestDeadlines } from './request-deadlines.js';
 export { requestIdFrom } from './request-id.js';
-export type { RequestCheck, RequestParts, RequestValidator } from './request-validation.js';
+export {
+  createSchemaCompiler,
+  type PartSchema,
+  type RequestCheck,
+  type RequestParts,
+  type RequestValidator,
+  requestSchemas,
+} from './request-validation.js';
 export type { ResponseValidator } from './response-validation.js';
 export { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';

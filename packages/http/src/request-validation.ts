@@ -70,8 +70,11 @@ export function specAjv(document: OpenApiDocument, coerce: boolean): Ajv2020 {
 
 type Part = 'params' | 'headers' | 'query';
 
+/** A JSON schema of a part of a request, ready to compile with {@link specAjv}. */
+export type PartSchema = Readonly<Record<string, unknown>>;
+
 /** The schema of one part of an operation's request: its parameters of that place. */
-function partSchema(parameters: readonly OperationParameter[], part: Part) {
+function partSchema(parameters: readonly OperationParameter[], part: Part): PartSchema {
   const place = { params: 'path', headers: 'header', query: 'query' } as const;
   const own = parameters.filter((p) => p.in === place[part]);
   const name = (p: OperationParameter) => (part === 'headers' ? p.name.toLowerCase() : p.name);
@@ -82,6 +85,41 @@ function partSchema(parameters: readonly OperationParameter[], part: Part) {
     // Unknown query parameters are refused, as the spec says; other headers are anyone's.
     additionalProperties: part !== 'query',
   };
+}
+
+/**
+ * The schemas of an operation's request, part by part, as the spec states them: path
+ * parameters, headers (names in lower case), query (unknown parameters refused) and body.
+ *
+ * @example
+ * ```ts
+ * fastify.route({ method, url, schema: requestSchemas(operation), handler });
+ * ```
+ */
+export function requestSchemas(operation: ApiOperation): {
+  readonly params: PartSchema;
+  readonly headers: PartSchema;
+  readonly querystring: PartSchema;
+  readonly body?: PartSchema;
+} {
+  return {
+    params: partSchema(operation.parameters, 'params'),
+    headers: partSchema(operation.parameters, 'headers'),
+    querystring: partSchema(operation.parameters, 'query'),
+    ...(operation.bodySchema === undefined ? {} : { body: compilable(operation.bodySchema) }),
+  };
+}
+
+/**
+ * A compiler of request schemas with the spec's component schemas at hand, as both adapters
+ * validate: query values coerced to the spec's types, every other part taken as sent.
+ */
+export function createSchemaCompiler(
+  document: OpenApiDocument,
+): (schema: PartSchema, part: 'params' | 'headers' | 'querystring' | 'body') => ValidateFunction {
+  const strings = specAjv(document, false);
+  const coercing = specAjv(document, true);
+  return (schema, part) => (part === 'querystring' ? coercing : strings).compile(schema);
 }
 
 /** One ajv error as an input of the request: where it is, and what is wrong. */
@@ -129,17 +167,14 @@ export function compileRequestValidators(
   document: OpenApiDocument,
   operations: readonly ApiOperation[],
 ): ReadonlyMap<string, RequestValidator> {
-  const strings = specAjv(document, false);
-  const coercing = specAjv(document, true);
+  const compile = createSchemaCompiler(document);
   return new Map(
     operations.map((operation) => {
-      const params = strings.compile(partSchema(operation.parameters, 'params'));
-      const headers = strings.compile(partSchema(operation.parameters, 'headers'));
-      const query = coercing.compile(partSchema(operation.parameters, 'query'));
-      const body: ValidateFunction | undefined =
-        operation.bodySchema === undefined
-          ? undefined
-          : strings.compile(compilable(operation.bodySchema));
+      const schemas = requestSchemas(operation);
+      const params = compile(schemas.params, 'params');
+      const headers = compile(schemas.headers, 'headers');
+      const query = compile(schemas.querystring, 'querystring');
+      const body = schemas.body === undefined ? undefined : compile(schemas.body, 'body');
       const validator: RequestValidator = (parts) => {
         const coerced = { ...parts.query };
         const ok =

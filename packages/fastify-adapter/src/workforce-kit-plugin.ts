@@ -1,0 +1,470 @@
+import type { IncomingMessage } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import {
+  type ApiOperation,
+  type ApiOptions,
+  authenticate,
+  createApi,
+  createSchemaCompiler,
+  domainProblem,
+  INTERNAL_ERROR,
+  type Logger,
+  logDomainError,
+  type ProblemOccurrence,
+  permitRestaurant,
+  problemBody,
+  problemStatus,
+  RESTAURANT_HEADER,
+  RETRY_AFTER_SECONDS,
+  RequestDeadlines,
+  redactedUrl,
+  requestIdFrom,
+  requestSchemas,
+  validationProblem,
+} from '@workforce-kit/http';
+import { openapiDocument } from '@workforce-kit/types';
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+  onRequestHookHandler,
+} from 'fastify';
+
+/** Options of {@link workforceKit}: those of every adapter, documented on `ApiOptions`. */
+export type WorkforceKitOptions = ApiOptions;
+
+/** What the plugin knows of a request it took. */
+class RequestState {
+  #log: Logger | undefined;
+  rateLimitKey = '';
+
+  constructor(
+    readonly requestId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The request's logger: every line carries the request id. Made on first use. */
+  get log(): Logger {
+    this.#log ??= this.logger.child({ requestId: this.requestId });
+    return this.#log;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    workforceKit: RequestState | null;
+  }
+}
+
+/** A raw request whose URL had a segment that does not percent-decode (see {@link rewriteUrl}). */
+const UNDECODABLE = Symbol('workforce-kit undecodable path');
+type MarkedRequest = IncomingMessage & { [UNDECODABLE]?: string };
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `rewriteUrl` option for the Fastify instance: a path segment that does not percent-decode
+ * is taken literally (its `%` escaped), so that the request reaches the plugin, which checks the
+ * token first and then refuses the segment with 400 `VALIDATION_FAILED`, as the Express router
+ * does. Without it, Fastify answers such a URL itself, with its own 400, before any hook runs.
+ *
+ * @example
+ * ```ts
+ * const app = Fastify({ rewriteUrl });
+ * await app.register(workforceKit, { store, auth });
+ * ```
+ */
+export function rewriteUrl(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  if (!url.includes('%')) return url;
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  const segments = path.split('/');
+  if (segments.every(decodes)) return url;
+  (req as MarkedRequest)[UNDECODABLE] = path;
+  const escaped = segments
+    .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
+    .join('/');
+  return query < 0 ? escaped : `${escaped}${url.slice(query)}`;
+}
+
+/** The constrained path parameter of a request that did not percent-decode, if any. */
+function undecodableParam(operation: ApiOperation, request: FastifyRequest): string | undefined {
+  const raw = (request.raw as MarkedRequest)[UNDECODABLE];
+  if (raw === undefined) return undefined;
+  const template = operation.path.split('/');
+  // The plugin may be registered under a prefix: the template's segments end the path.
+  const segments = raw.split('/').slice(-template.length);
+  return operation.pathParams.find(
+    (name) =>
+      !operation.unconstrainedParams.has(name) &&
+      !decodes(segments[template.indexOf(`{${name}}`)] ?? ''),
+  );
+}
+
+/** `/labor/v1/shifts/{shiftId}` as Fastify writes it: `/labor/v1/shifts/:shiftId`. */
+const fastifyPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+function isJson(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length);
+  return charset === undefined || charset.replaceAll('"', '') === 'utf-8';
+}
+
+/** A body error of the parser or the inflater, as the problem it answers. */
+function bodyProblem(error: { code?: string; statusCode?: number }): ProblemOccurrence | undefined {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+    return { code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is too large.' };
+  }
+  if (error.code === 'WORKFORCE_KIT_ENCODING') {
+    return { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'The body encoding is not supported.' };
+  }
+  if (error.code === 'WORKFORCE_KIT_JSON') {
+    return { code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' };
+  }
+  // A decoder's error (zlib's Z_DATA_ERROR, brotli's), or a body cut short.
+  if (
+    error.code?.startsWith('Z_') ||
+    error.code?.startsWith('ERR__') ||
+    error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'
+  ) {
+    return { code: 'MALFORMED_JSON', detail: 'The request body cannot be read as JSON.' };
+  }
+  return undefined;
+}
+
+function withCode(message: string, code: string): Error & { code: string } {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Inflates a compressed body as it arrives (gzip, deflate, br), counting the bytes received so
+ * that Fastify can check them against `Content-Length`; the body limit then applies to the
+ * inflated body, as Express's body parser applies it.
+ */
+function inflated(payload: NodeJS.ReadableStream, encoding: string): NodeJS.ReadableStream {
+  const inflater =
+    encoding === 'gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : createBrotliDecompress();
+  const counted = Object.assign(
+    new Transform({
+      transform(chunk: Buffer, _encoding: string, done: TransformCallback) {
+        counted.receivedEncodedLength += chunk.length;
+        done(null, chunk);
+      },
+    }),
+    { receivedEncodedLength: 0 },
+  );
+  payload.pipe(counted);
+  counted.pipe(inflater);
+  counted.on('error', (error) => inflater.destroy(error));
+  return Object.defineProperty(inflater, 'receivedEncodedLength', {
+    get: () => counted.receivedEncodedLength,
+  });
+}
+
+async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): Promise<void> {
+  const api = createApi(options);
+  const compile = createSchemaCompiler(openapiDocument);
+  fastify.setValidatorCompiler(({ schema, httpPart }) =>
+    compile(
+      schema as Record<string, unknown>,
+      (httpPart ?? 'body') as 'params' | 'headers' | 'querystring' | 'body',
+    ),
+  );
+  fastify.decorateRequest('workforceKit', null);
+  const stateOf = (request: FastifyRequest) => request.workforceKit as RequestState;
+
+  /**
+   * Answers a problem, and stops the request's clock. With `validateResponses`, a problem the spec
+   * does not document for the operation becomes a logged 500.
+   */
+  function problem(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    occurrence: ProblemOccurrence,
+    operation?: ApiOperation,
+  ): FastifyReply {
+    deadlines.finish(reply);
+    if (reply.sent) return reply;
+    const state = stateOf(request);
+    const instance = request.url.split('?')[0] ?? '';
+    let body = problemBody(occurrence, state.requestId, instance);
+    const mismatch = operation && api.responseValidator?.(operation, body.status, body);
+    if (mismatch !== undefined) {
+      state.log.error({ mismatch }, 'the response does not match the spec');
+      body = problemBody(INTERNAL_ERROR, state.requestId, instance);
+    } else if (occurrence.headers !== undefined) {
+      reply.headers(occurrence.headers);
+    }
+    return reply
+      .code(problemStatus(body.code))
+      .type('application/problem+json; charset=utf-8')
+      .send(JSON.stringify(body));
+  }
+
+  const deadlines = new RequestDeadlines<FastifyReply>(api.requestTimeoutMs, (reply) => {
+    if (reply.sent) return;
+    stateOf(reply.request).log.warn({ timeoutMs: api.requestTimeoutMs }, 'request timed out');
+    problem(reply.request, reply, {
+      code: 'REQUEST_TIMEOUT',
+      detail: `The request was not answered within ${api.requestTimeoutMs} ms; a change it asked for may still complete.`,
+      // The connection closes after the answer: a body still arriving is not read on.
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS), Connection: 'close' },
+    });
+  });
+
+  /** Every request of the plugin's routes: its id, headers, deadline and log line. */
+  fastify.addHook('onRequest', async (request, reply) => {
+    const state = new RequestState(requestIdFrom(request.headers['x-request-id']), api.logger);
+    request.workforceKit = state;
+    reply.headers({
+      'X-Request-Id': state.requestId,
+      // Answers carry personal data (employees) and are never to be cached or sniffed.
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    deadlines.start(reply);
+    if (api.logRequests) {
+      const started = performance.now();
+      reply.raw.once('close', () => {
+        state.log.info(
+          {
+            method: request.method,
+            path: redactedUrl(request.url),
+            status: reply.statusCode,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
+      });
+    }
+  });
+
+  /** Bodies: JSON only (the media type was checked before), empty is none, parse errors 400. */
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: api.bodyLimitBytes },
+    (_request, body, done) => {
+      if (body === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(withCode('The request body is not valid JSON.', 'WORKFORCE_KIT_JSON'), undefined);
+      }
+    },
+  );
+
+  /** The bearer token (401, 403 without the scope), and the restaurant it may act for (403). */
+  const authorize =
+    (operation: ApiOperation): onRequestHookHandler =>
+    async (request, reply) => {
+      const state = stateOf(request);
+      const authentication = await authenticate(
+        api.verifier,
+        request.headers.authorization,
+        operation.scope,
+        state.log,
+      );
+      if (authentication.problem !== undefined) {
+        return problem(request, reply, authentication.problem, operation);
+      }
+      const permission = permitRestaurant(
+        authentication.principal,
+        request.headers[RESTAURANT_HEADER],
+        request.ip,
+      );
+      if (permission.problem !== undefined) {
+        return problem(request, reply, permission.problem, operation);
+      }
+      state.rateLimitKey = permission.rateLimitKey;
+      return undefined;
+    };
+
+  /** The rate limits of the restaurant context (or the client's address): 429. */
+  const rateLimit =
+    (operation: ApiOperation): onRequestHookHandler =>
+    async (request, reply) => {
+      const state = stateOf(request);
+      const decision = await api.rateLimiter?.check(state.rateLimitKey, state.log);
+      if (decision === undefined) return undefined;
+      reply.headers(decision.headers);
+      return decision.refused === undefined
+        ? undefined
+        : problem(request, reply, decision.refused, operation);
+    };
+
+  /** An operation with a body takes `application/json` (UTF-8) only: 415. */
+  const mediaType =
+    (operation: ApiOperation): onRequestHookHandler =>
+    async (request, reply) => {
+      if (isJson(request.headers['content-type'])) return undefined;
+      const refusal = {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        detail: 'Content-Type must be application/json.',
+      } as const;
+      return problem(request, reply, refusal, operation);
+    };
+
+  /** An operation without a body never reads one: Fastify then skips parsing it. */
+  const ignoreBody: onRequestHookHandler = async (request) => {
+    delete request.headers['content-type'];
+    delete request.headers['content-length'];
+    delete request.headers['transfer-encoding'];
+  };
+
+  for (const operation of api.operations) {
+    const validate = api.requestValidators.get(operation.id);
+    const onRequest = [authorize(operation)];
+    if (api.rateLimiter !== undefined) onRequest.push(rateLimit(operation));
+    onRequest.push(operation.bodySchema === undefined ? ignoreBody : mediaType(operation));
+
+    fastify.route({
+      method: operation.method,
+      url: fastifyPath(operation.path),
+      schema: requestSchemas(operation),
+      // Validation failures are answered as the API's problems, listing every bad input.
+      attachValidation: true,
+      onRequest,
+      preParsing: async (request, _reply, payload) => {
+        const encoding = request.headers['content-encoding']?.toLowerCase();
+        if (encoding === undefined || encoding === 'identity') return payload;
+        if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
+          return inflated(payload, encoding);
+        }
+        throw withCode('The body encoding is not supported.', 'WORKFORCE_KIT_ENCODING');
+      },
+      handler: async (request, reply) => {
+        // Answered already (the request timed out while its body or a check was pending): the
+        // client was told it failed, so its change must not start.
+        if (reply.sent) return reply;
+        const state = stateOf(request);
+        const params = request.params as Record<string, string>;
+        const bad = undecodableParam(operation, request);
+        if (bad !== undefined) {
+          const input = {
+            path: `/params/${bad}`,
+            message: 'is not valid percent-encoding',
+            missing: false,
+          };
+          return problem(request, reply, validationProblem([input], new Map()), operation);
+        }
+        if (request.validationError !== undefined) {
+          // Fastify reports the first part that failed; the validator lists every bad input.
+          const check = validate?.({
+            params,
+            headers: request.headers,
+            query: request.query as Record<string, unknown>,
+            body: request.body,
+          });
+          const invalid = check === undefined || check.valid ? [] : check.invalid;
+          return problem(
+            request,
+            reply,
+            validationProblem(invalid, operation.identifierMessages),
+            operation,
+          );
+        }
+        const restaurantContext = request.headers[RESTAURANT_HEADER];
+        const result = await api.run(operation.id, {
+          params,
+          query: request.query as Record<string, unknown>,
+          restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
+          requestId: state.requestId,
+        });
+        if (result.error !== undefined) {
+          logDomainError(result.error, state.log);
+          return problem(request, reply, domainProblem(result.error), operation);
+        }
+        api.emit(result.events, state.log);
+        deadlines.finish(reply);
+        if (reply.sent) return reply;
+        const mismatch = api.responseValidator?.(operation, 200, result.body);
+        if (mismatch !== undefined) {
+          state.log.error({ mismatch }, 'the response does not match the spec');
+          return problem(request, reply, INTERNAL_ERROR, operation);
+        }
+        return reply
+          .code(200)
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(result.body));
+      },
+    });
+  }
+
+  for (const { template, allow } of api.paths) {
+    const own = new Set(allow.split(', '));
+    fastify.route({
+      method: ALL_METHODS.filter((method) => !own.has(method)),
+      url: fastifyPath(template),
+      handler: async (request, reply) =>
+        problem(request, reply, {
+          code: 'METHOD_NOT_ALLOWED',
+          detail: `${request.method} is not supported here; use ${allow}.`,
+          headers: { Allow: allow },
+        }),
+    });
+  }
+  for (const prefix of api.prefixes) {
+    for (const url of [prefix, `${prefix}/*`]) {
+      fastify.route({
+        method: ALL_METHODS,
+        url,
+        handler: async (request, reply) =>
+          problem(request, reply, { code: 'NOT_FOUND', detail: 'No operation has this path.' }),
+      });
+    }
+  }
+
+  fastify.setErrorHandler((error, request, reply) => {
+    const refusal = bodyProblem(error as { code?: string; statusCode?: number });
+    if (refusal !== undefined) return problem(request, reply, refusal);
+    stateOf(request).log.error(
+      { err: error, method: request.method, path: request.url.split('?')[0] },
+      'unexpected error',
+    );
+    return problem(request, reply, INTERNAL_ERROR);
+  });
+}
+
+/**
+ * The workforce-kit API as a Fastify 5 plugin: the operations of the OpenAPI contract over any
+ * store that implements the core's ports, each a Fastify route whose request schemas are the
+ * spec's (compiled once, by Fastify's schema compilation, with the spec's component schemas at
+ * hand). The same options, problem details, headers and statuses as the Express router: per
+ * request, request id and timeout; bearer authentication (401) and scope (403); the restaurant
+ * the token may act for (403); rate limits (429); media type (415) and body (413, 400);
+ * validation (400); the use case. A known path with another method is 405 with `Allow`; an
+ * unknown path under the API's prefixes 404. Pass {@link rewriteUrl} to the Fastify instance for
+ * the router's answer to a path that does not percent-decode.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { createMemoryStore } from '@workforce-kit/core';
+ * import { createJwtVerifier, rewriteUrl, workforceKit } from '@workforce-kit/fastify-adapter';
+ *
+ * const app = Fastify({ rewriteUrl });
+ * await app.register(workforceKit, { store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
+ * await app.listen({ port: 8080 });
+ * ```
+ */
+export const workforceKit: FastifyPluginAsync<WorkforceKitOptions> = plugin;

@@ -1,0 +1,165 @@
+import { gzipSync } from 'node:zlib';
+import { createMemoryStore } from '@workforce-kit/core';
+import {
+  anArchivedEmployee,
+  anEmployee,
+  aRestaurant,
+  aSeed,
+  aShift,
+} from '@workforce-kit/core/testing';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJwtVerifier, rewriteUrl, workforceKit } from '../src/index.js';
+
+const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
+const restaurant = aRestaurant();
+const employee = anEmployee(restaurant.guid);
+const archived = anArchivedEmployee(restaurant.guid);
+const shift = aShift(restaurant.guid);
+let app: FastifyInstance;
+let token: string;
+
+beforeAll(async () => {
+  app = Fastify({ rewriteUrl });
+  await app.register(workforceKit, {
+    store: createMemoryStore(
+      aSeed({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),
+    ),
+    auth: createJwtVerifier({ hs256Secret: SECRET }),
+    validateResponses: true,
+  });
+  app.get('/host-only', async () => ({ host: true }));
+  await app.ready();
+  token = await new SignJWT({
+    scope: 'labor.employees:write labor.shifts:write restaurants:read',
+    restaurants: [restaurant.guid],
+  })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
+});
+afterAll(() => app.close());
+
+const as = (headers: Record<string, string> = {}) => ({
+  authorization: `Bearer ${token}`,
+  'platform-restaurant-external-id': restaurant.guid,
+  ...headers,
+});
+
+describe('the Fastify plugin', () => {
+  it('serves the operations, with the router’s headers', async () => {
+    const res = await app.inject({
+      url: `/restaurants/v1/restaurants/${restaurant.guid}`,
+      headers: as(),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().guid).toBe(restaurant.guid);
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['ratelimit-limit']).toBe('20');
+  });
+
+  it('answers the problems of the contract', async () => {
+    const noToken = await app.inject({ url: `/restaurants/v1/restaurants/${restaurant.guid}` });
+    expect([noToken.statusCode, noToken.json().code]).toEqual([401, 'INVALID_TOKEN']);
+    const wrongMethod = await app.inject({
+      method: 'POST',
+      url: `/restaurants/v1/restaurants/${restaurant.guid}`,
+    });
+    expect([wrongMethod.statusCode, wrongMethod.headers.allow]).toEqual([405, 'GET, HEAD']);
+    const unknown = await app.inject({ url: '/labor/v1/nothing' });
+    expect([unknown.statusCode, unknown.json().code]).toEqual([404, 'NOT_FOUND']);
+    const badQuery = await app.inject({
+      url: `/restaurants/v1/restaurants/${restaurant.guid}?includeArchived=maybe&x=1`,
+      headers: as(),
+    });
+    expect(badQuery.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(
+      badQuery
+        .json()
+        .errors.map((e: { path: string }) => e.path)
+        .sort(),
+    ).toEqual(['/query/includeArchived', '/query/x']);
+    const badEncoding = await app.inject({
+      method: 'DELETE',
+      url: '/labor/v1/shifts/AUTH%3A%E0%A4%A',
+      headers: as(),
+    });
+    expect(badEncoding.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: '/params/shiftId', message: 'is not valid percent-encoding' }],
+    });
+    const badEncodingNoToken = await app.inject({
+      method: 'DELETE',
+      url: '/labor/v1/shifts/AUTH%3A%E0%A4%A',
+    });
+    expect(badEncodingNoToken.statusCode).toBe(401);
+    const host = await app.inject({ url: '/host-only' });
+    expect(host.json()).toEqual({ host: true });
+    expect(host.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('takes an unarchive with no body, a JSON body, a gzip body; refuses others', async () => {
+    const path = `/labor/v1/employees/${archived.guid}/unarchive`;
+    const empty = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json' }),
+    });
+    expect(empty.statusCode).toBe(200);
+    const again = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json' }),
+      payload: gzipSync('{}'),
+    });
+    expect(again.statusCode).toBe(400);
+    const gzipped = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+      payload: gzipSync('{"a":1}'),
+    });
+    expect([gzipped.statusCode, gzipped.json().code]).toEqual([400, 'EMPLOYEE_NOT_ARCHIVED']);
+    const notJson = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json' }),
+      payload: '{',
+    });
+    expect(notJson.json().code).toBe('MALFORMED_JSON');
+    const text = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'text/plain' }),
+      payload: 'x',
+    });
+    expect(text.statusCode).toBe(415);
+    const bomb = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+      payload: gzipSync(Buffer.alloc(1 << 20, 32)),
+    });
+    expect(bomb.json().code).toBe('PAYLOAD_TOO_LARGE');
+    const bogus = await app.inject({
+      method: 'PUT',
+      url: path,
+      headers: as({ 'content-type': 'application/json', 'content-encoding': 'bogus' }),
+      payload: '{}',
+    });
+    expect(bogus.statusCode).toBe(415);
+  });
+
+  it('ignores the body of an operation that takes none', async () => {
+    const res = await app.inject({
+      method: 'DELETE',
+      url: `/labor/v1/shifts/${shift.guid}`,
+      headers: as({ 'content-type': 'text/plain' }),
+      payload: 'not json {',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().deleted).toBe(true);
+  });
+});
