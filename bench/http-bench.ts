@@ -21,6 +21,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The stores the full stack runs over, besides memory. */
 const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').filter(Boolean);
+/** Whether to measure the Fastify plugin and the hand-written Fastify app it should beat. */
+const FASTIFY = (process.env.BENCH_FASTIFY ?? 'true') === 'true';
 for (const store of STORES) {
   if (store !== 'pglite' && store !== 'postgres') {
     throw new Error(`BENCH_STORES: unknown store "${store}" (known: pglite, postgres)`);
@@ -32,13 +34,20 @@ const pinned = availableParallelism() > 1 && spawnSync('taskset', ['--version'])
 // The load generator (this process) keeps to core 1; the server under test gets core 0.
 if (pinned) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
 
-type Mode = 'bare' | 'full' | 'full-pglite' | 'full-postgres';
-const MODES: Mode[] = ['bare', 'full', ...STORES.map((store) => `full-${store}` as Mode)];
+type Mode = 'bare' | 'full' | 'full-pglite' | 'full-postgres' | 'fastify' | 'fastify-reference';
+const MODES: Mode[] = [
+  'bare',
+  'full',
+  ...STORES.map((store) => `full-${store}` as Mode),
+  ...(FASTIFY ? (['fastify', 'fastify-reference'] as const) : []),
+];
 const LABELS: Record<Mode, string> = {
   bare: 'bare Express',
-  full: 'memory',
-  'full-pglite': 'PGlite',
-  'full-postgres': 'PostgreSQL 15',
+  full: 'Express adapter, memory',
+  'full-pglite': 'Express adapter, PGlite',
+  'full-postgres': 'Express adapter, PostgreSQL 15',
+  fastify: 'Fastify adapter, memory',
+  'fastify-reference': 'Fastify + schemas + jose (hand-written)',
 };
 
 let database: PostgresServer | undefined;
@@ -265,7 +274,7 @@ const placement = pinned
 console.log(
   `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds of a bare and a full run side by side per store (medians; × bare within each pair); ${placement}.\n`,
 );
-console.log('| scenario | store | req/s | × bare | p50 / p99 ms | p99 × bare |');
+console.log('| scenario | stack | req/s | × bare | p50 / p99 ms | p99 × bare |');
 console.log('|---|---|---|---|---|---|');
 for (const row of summary as {
   scenario: string;
