@@ -215,6 +215,7 @@ beforeAll(async () => {
           ...packed,
           '@electric-sql/pglite': await versionIn('packages/postgres', '@electric-sql/pglite'),
           express: await versionIn('packages/express-adapter', 'express'),
+          fastify: await versionIn('packages/fastify-adapter', 'fastify'),
           pg: await versionIn('packages/postgres', 'pg'),
         },
         // What a user's TypeScript needs beside them, the test support's optional peers included.
@@ -307,12 +308,17 @@ it('has declarations for every entry point that type-check with what they import
   expect(declarations.code).toBe(0);
 });
 
-describe.each(['memory', 'pglite'])('an app embedding the router, over the %s store', (store) => {
+describe.each([
+  ['express', 'memory'],
+  ['express', 'pglite'],
+  ['fastify', 'memory'],
+])('an app embedding the %s adapter, over the %s store', (framework, store) => {
   const secret = randomBytes(32).toString('hex');
   let app: Service;
 
   beforeAll(async () => {
     app = await startService(process.execPath, [join('dist', 'embedding-app.js')], project, {
+      FRAMEWORK: framework,
       STORE: store,
       SEED_FILE: join(
         project,
