@@ -519,6 +519,13 @@ const REFUSAL_CODES = [
 const roleOf = (op: SpecOperation): Role | undefined =>
   ROLE_NAMES.find((role) => ROLES[role] === op.id);
 
+/** The context header's value as the server reads it, when the draft sends one. */
+function contextOfDraft(draft: Draft): string | undefined {
+  const header = contextHeaderOf(draft.operation);
+  const value = header === undefined ? undefined : draft.values.get(header);
+  return value === undefined ? undefined : onWire(value.text);
+}
+
 /** The state-table call a draft is, when it is one (for the knowledge and the probes). */
 function callOfDraft(draft: Draft): Call | undefined {
   const role = roleOf(draft.operation);
@@ -555,7 +562,7 @@ export function statelessProperties(engine: Engine): PropertyDefinition[] {
             const call = callOfDraft(draft);
             if (call !== undefined) observe(e, e.knowledge, call, res);
             checkDocumented(spec, op, req, res);
-            const context = call?.context;
+            const context = contextOfDraft(draft);
             if (!draft.grant.scopes.includes(op.scope)) {
               checkProblem('insufficient-scope', req, res, 403, 'INSUFFICIENT_SCOPE');
             } else if (!grantAllows(draft.grant, op, context)) {

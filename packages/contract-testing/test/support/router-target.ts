@@ -18,6 +18,7 @@ import {
   type RouterStore,
 } from '@workforce-kit/express-adapter';
 import express, { type RequestHandler } from 'express';
+import { pino } from 'pino';
 
 export const DEMO_SEED_FILE = fileURLToPath(
   new URL('../../../server/seed/demo-seed.json', import.meta.url),
@@ -82,6 +83,8 @@ export async function routerTarget(
     store: hooks.store?.(base, seed) ?? base,
     auth: hooks.auth?.(verifier) ?? verifier,
     rateLimit: false,
+    // The 500s some mutants cause would fill the test output.
+    logger: pino({ level: 'silent' }),
   });
   await router.ready;
   const app = express();
