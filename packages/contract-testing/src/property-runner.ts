@@ -201,7 +201,12 @@ export async function runProperty(
     status: 'failed',
     rule,
     ruleText: rule === 'error' ? 'the property ran to its end' : RULES[rule],
-    message: error instanceof Error ? error.message : String(error),
+    message:
+      error instanceof Violation
+        ? error.detail
+        : error instanceof Error
+          ? error.message
+          : String(error),
     counterexample: details.counterexample === null ? undefined : fc.stringify(details.counterexample),
     seed: details.seed,
     ...(details.counterexamplePath === null ? {} : { path: details.counterexamplePath }),

@@ -58,9 +58,10 @@ export class Violation extends Error {
   override readonly name = 'Violation';
   constructor(
     readonly rule: RuleName,
-    message: string,
+    /** What happened, without the rule. */
+    readonly detail: string,
   ) {
-    super(`[${rule}] ${RULES[rule]}: ${message}`);
+    super(`[${rule}] ${RULES[rule]}: ${detail}`);
   }
 }
 

@@ -37,12 +37,16 @@ export interface SchemaValidator {
   matches(schema: SchemaNode, value: unknown): boolean;
 }
 
-const describe = (error: ErrorObject) =>
-  `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${
-    error.params && Object.keys(error.params).length > 0
-      ? ` (${JSON.stringify(error.params)})`
-      : ''
+const describe = (error: ErrorObject) => {
+  const { allowedValues } = error.params as { allowedValues?: unknown[] };
+  const shown =
+    error.keyword === 'pattern' || (allowedValues !== undefined && allowedValues.length > 6)
+      ? ''
+      : JSON.stringify(error.params);
+  return `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${
+    shown === '' || shown === '{}' ? '' : ` (${shown})`
   }`;
+};
 
 /**
  * Validators for the schemas of `components.schemas` of `document`, and of any schema that refers

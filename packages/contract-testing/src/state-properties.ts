@@ -84,7 +84,10 @@ function callOf(engine: Engine, pick: Pick): Call {
 
 const showPick = (engine: Engine, pick: Pick) => {
   const call = callOf(engine, pick);
-  const query = call.includeArchived === undefined ? '' : `?includeArchived=${call.includeArchived}`;
+  const query =
+    call.includeArchived === undefined || call.role !== 'getRestaurant'
+      ? ''
+      : `?includeArchived=${call.includeArchived}`;
   const grant = call.grant.restaurants === '*' ? '*' : call.grant.restaurants.join(',');
   return `${call.role} ${call.id}${query} in ${call.context} (token for ${grant})`;
 };
