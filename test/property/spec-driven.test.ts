@@ -4,6 +4,8 @@
 // requests from openapi/openapi.yaml and holds every answer to it; each stateful run starts on a
 // fresh store of the seed (`reset`). The world: three restaurants (one archived), each with
 // employees archived and not, and shifts, one external id shared by all three.
+
+import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createMemoryStore, type ExternalId, type MemoryStore } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
@@ -14,7 +16,6 @@ import {
   seedToJson,
 } from '@workforce-kit/core/testing';
 import { createJwtVerifier } from '@workforce-kit/express-adapter';
-import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { delegatingStore, routerApp } from '../support/router-server.js';
 
 const SECRET = 'spec-driven-property-secret-0123456789abcdef';

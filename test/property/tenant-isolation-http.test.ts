@@ -4,6 +4,8 @@
 // tries (A's GUIDs in any letter case, A's external ids, the shared one), nor by one in A's
 // context with a token that does not name A. A's names are marked so that a mention of them
 // cannot be a coincidence. Each run starts on a fresh store of the seed.
+
+import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createMemoryStore, type ExternalId, type MemoryStore } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
@@ -14,7 +16,6 @@ import {
   seedToJson,
 } from '@workforce-kit/core/testing';
 import { createJwtVerifier } from '@workforce-kit/express-adapter';
-import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { delegatingStore, routerApp } from '../support/router-server.js';
 
 const SECRET = 'tenant-isolation-http-secret-0123456789abcdef';

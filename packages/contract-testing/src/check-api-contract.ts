@@ -1,9 +1,9 @@
 // The engine's entry point: read the spec and the seed, reach the target, run the properties one
 // by one, and report.
 import {
+  buildWorld,
   cloneKnowledge,
   type Engine,
-  buildWorld,
   seedKnowledge,
   stateTableOperations,
 } from './contract-model.js';
@@ -150,7 +150,8 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     await prepared.close();
   }
   const { client } = prepared.engine;
-  const count = (status: PropertyResult['status']) => results.filter((r) => r.status === status).length;
+  const count = (status: PropertyResult['status']) =>
+    results.filter((r) => r.status === status).length;
   return {
     ok: count('failed') === 0,
     passed: count('passed'),

@@ -37,7 +37,8 @@ function usage(message: string): never {
 
 const integer = (name: string, text: string | undefined, min: number): number | undefined => {
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text) || Number(text) < min) usage(`${name} must be a whole number of at least ${min}`);
+  if (!/^-?\d+$/.test(text) || Number(text) < min)
+    usage(`${name} must be a whole number of at least ${min}`);
   return Number(text);
 };
 
@@ -83,7 +84,8 @@ const command = text('token-command');
 if ((secret === undefined) === (command === undefined)) {
   usage('give exactly one of --hs256-secret and --token-command');
 }
-if (secret !== undefined && secret.length < 32) usage('--hs256-secret must be at least 32 characters');
+if (secret !== undefined && secret.length < 32)
+  usage('--hs256-secret must be at least 32 characters');
 const auth: AuthOptions =
   secret !== undefined
     ? {
@@ -132,7 +134,9 @@ process.stdout.write(`${formatReport(report, { lines: false })}\n`);
 if (reportFile !== undefined) {
   await writeFile(
     reportFile,
-    reportFile.toLowerCase().endsWith('.xml') ? toJUnitXml(report) : `${JSON.stringify(report, null, 2)}\n`,
+    reportFile.toLowerCase().endsWith('.xml')
+      ? toJUnitXml(report)
+      : `${JSON.stringify(report, null, 2)}\n`,
   );
 }
 process.exit(report.ok ? 0 : 1);

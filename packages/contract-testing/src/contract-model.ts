@@ -106,7 +106,11 @@ export function buildWorld(spec: Spec, seed: SeedData): World {
   const employees = seed.employees.map(record('employee', 'Employee'));
   const shifts = seed.shifts.map(record('shift', 'Shift'));
   return {
-    restaurants: seed.restaurants.map((r) => ({ guid: r.guid, archived: r.archived, body: r.fields })),
+    restaurants: seed.restaurants.map((r) => ({
+      guid: r.guid,
+      archived: r.archived,
+      body: r.fields,
+    })),
     employees,
     shifts,
     byGuid: new Map([...employees, ...shifts].map((r) => [r.guid, r])),
@@ -123,7 +127,9 @@ export function seedKnowledge(world: World): Knowledge {
 }
 
 export function cloneKnowledge(knowledge: Knowledge): Knowledge {
-  return new Map([...knowledge].map(([guid, s]) => [guid, { deleted: s.deleted, dates: { ...s.dates } }]));
+  return new Map(
+    [...knowledge].map(([guid, s]) => [guid, { deleted: s.deleted, dates: { ...s.dates } }]),
+  );
 }
 
 /** One request of the state tables, as the model sees it. */
@@ -147,7 +153,12 @@ export type Expected =
       readonly rule: RuleName;
     }
   | { readonly kind: 'restaurant'; readonly restaurant: WorldRestaurant }
-  | { readonly kind: 'problem'; readonly status: number; readonly code: string; readonly rule: RuleName };
+  | {
+      readonly kind: 'problem';
+      readonly status: number;
+      readonly code: string;
+      readonly rule: RuleName;
+    };
 
 /** Everything a property works with. */
 export interface Engine {
@@ -191,7 +202,9 @@ export function stateTableOperations(spec: Spec): Record<Role, SpecOperation> {
     found[role] = op;
   }
   const documents = (role: Role, status: number, code: string) => {
-    const schema = found[role].responses.get(String(status))?.content.get('application/problem+json');
+    const schema = found[role].responses
+      .get(String(status))
+      ?.content.get('application/problem+json');
     if (!documentedCodes(spec, schema).includes(code)) {
       throw new Error(`the spec does not list ${code} for ${status} of ${ROLES[role]}`);
     }
@@ -241,9 +254,13 @@ export function recordNamed(engine: Engine, call: Call): WorldRecord | undefined
 /** The answer the contract gives to `call` in the state `knowledge` describes. */
 export function expectedAnswer(engine: Engine, knowledge: Knowledge, call: Call): Expected {
   const op = engine.operations[call.role];
-  if (!call.grant.scopes.includes(op.scope)) return problem(403, 'INSUFFICIENT_SCOPE', 'insufficient-scope');
+  if (!call.grant.scopes.includes(op.scope))
+    return problem(403, 'INSUFFICIENT_SCOPE', 'insufficient-scope');
   const context = call.context.toLowerCase();
-  if (call.grant.restaurants !== '*' && !call.grant.restaurants.some((r) => r.toLowerCase() === context)) {
+  if (
+    call.grant.restaurants !== '*' &&
+    !call.grant.restaurants.some((r) => r.toLowerCase() === context)
+  ) {
     return problem(403, 'RESTAURANT_NOT_PERMITTED', 'restaurant-not-permitted');
   }
   const byGuid = isGuid(engine, call.id);
@@ -271,10 +288,17 @@ export function expectedAnswer(engine: Engine, knowledge: Knowledge, call: Call)
     const foreign = pool.some((r) =>
       byGuid ? r.guid === call.id.toLowerCase() : r.externalId === call.id,
     );
-    return problem(404, NOT_FOUND_CODE[call.role], foreign ? 'other-restaurant-invisible' : 'not-found');
+    return problem(
+      404,
+      NOT_FOUND_CODE[call.role],
+      foreign ? 'other-restaurant-invisible' : 'not-found',
+    );
   }
   const deleted = knowledge.get(own.guid)?.deleted ?? own.seedDeleted;
-  const record = (transition: 'unarchive' | 'archive' | 'delete' | 'none', rule: RuleName): Expected => ({
+  const record = (
+    transition: 'unarchive' | 'archive' | 'delete' | 'none',
+    rule: RuleName,
+  ): Expected => ({
     kind: 'record',
     record: own,
     transition,
@@ -325,7 +349,10 @@ export async function toWire(engine: Engine, call: Call): Promise<WireRequest> {
   };
 }
 
-function describeDiff(got: Readonly<Record<string, unknown>>, want: Readonly<Record<string, unknown>>) {
+function describeDiff(
+  got: Readonly<Record<string, unknown>>,
+  want: Readonly<Record<string, unknown>>,
+) {
   const keys = [...new Set([...Object.keys(got), ...Object.keys(want)])];
   return keys
     .filter((key) => !isDeepStrictEqual(got[key], want[key]))
@@ -352,43 +379,57 @@ export function checkAnswer(
     checkDocumented(engine.spec, op, req, res);
     return;
   }
-  check(res.status === 200, expected.kind === 'record' ? expected.rule : 'restaurant-read', () =>
-    `expected 200: ${show(req, res)}`,
+  check(
+    res.status === 200,
+    expected.kind === 'record' ? expected.rule : 'restaurant-read',
+    () => `expected 200: ${show(req, res)}`,
   );
   checkDocumented(engine.spec, op, req, res);
   if (req.method === 'HEAD') return;
   const body = jsonOf(res) as Record<string, unknown>;
   if (expected.kind === 'restaurant') {
-    check(isDeepStrictEqual(body, expected.restaurant.body), 'restaurant-read', () =>
-      `the restaurant differs from the seed: ${describeDiff(body, expected.restaurant.body)}`,
+    check(
+      isDeepStrictEqual(body, expected.restaurant.body),
+      'restaurant-read',
+      () => `the restaurant differs from the seed: ${describeDiff(body, expected.restaurant.body)}`,
     );
     return;
   }
   const { record, transition, rule } = expected;
   const before = knowledge.get(record.guid) ?? { deleted: record.seedDeleted, dates: {} };
   const deleted = transition === 'none' ? before.deleted : transition !== 'unarchive';
-  check(body.guid === record.guid, rule, () => `expected the record ${record.guid}: ${show(req, res)}`);
+  check(
+    body.guid === record.guid,
+    rule,
+    () => `expected the record ${record.guid}: ${show(req, res)}`,
+  );
   check(body.deleted === deleted, rule, () => `expected deleted: ${deleted}: ${show(req, res)}`);
   const fields = Object.fromEntries(
     Object.entries(body).filter(
       ([key]) => !(DATE_FIELDS as readonly string[]).includes(key) && key !== 'deleted',
     ),
   );
-  check(isDeepStrictEqual(fields, record.fields), 'record-fields', () =>
-    `${record.guid}: ${describeDiff(fields, record.fields)}`,
+  check(
+    isDeepStrictEqual(fields, record.fields),
+    'record-fields',
+    () => `${record.guid}: ${describeDiff(fields, record.fields)}`,
   );
   check('deletedDate' in body === deleted, 'deleted-date', () => show(req, res));
   const known = before.dates;
   if (known.createdDate !== undefined) {
-    check(body.createdDate === known.createdDate, 'record-fields', () =>
-      `createdDate changed from ${known.createdDate}: ${show(req, res)}`,
+    check(
+      body.createdDate === known.createdDate,
+      'record-fields',
+      () => `createdDate changed from ${known.createdDate}: ${show(req, res)}`,
     );
   }
   if (transition === 'none') {
     for (const name of ['modifiedDate', 'deletedDate'] as const) {
       if (known[name] !== undefined) {
-        check(body[name] === known[name], rule, () =>
-          `${name} changed from ${known[name]} to ${String(body[name])}: ${show(req, res)}`,
+        check(
+          body[name] === known[name],
+          rule,
+          () => `${name} changed from ${known[name]} to ${String(body[name])}: ${show(req, res)}`,
         );
       }
     }
@@ -437,7 +478,9 @@ export function secretsFor(engine: Engine, context: string): readonly string[] {
   const { world } = engine;
   const dataOf = (guid: string) => [
     world.restaurants.find((r) => r.guid === guid)?.body ?? { guid },
-    ...[...world.employees, ...world.shifts].filter((r) => r.restaurant === guid).map((r) => ({ guid: r.guid, ...r.fields })),
+    ...[...world.employees, ...world.shifts]
+      .filter((r) => r.restaurant === guid)
+      .map((r) => ({ guid: r.guid, ...r.fields })),
   ];
   const own = stringsIn(dataOf(context)).join('\n').toLowerCase();
   const constants = new Set(
@@ -447,9 +490,7 @@ export function secretsFor(engine: Engine, context: string): readonly string[] {
   );
   const secrets = [
     ...new Set(
-      world.restaurants
-        .filter((r) => r.guid !== context)
-        .flatMap((r) => stringsIn(dataOf(r.guid))),
+      world.restaurants.filter((r) => r.guid !== context).flatMap((r) => stringsIn(dataOf(r.guid))),
     ),
   ].filter(
     (text) =>
@@ -463,7 +504,12 @@ export function secretsFor(engine: Engine, context: string): readonly string[] {
 }
 
 /** No answer in a context shows another restaurant's texts that the request did not carry. */
-export function checkNoReveal(engine: Engine, context: string, req: WireRequest, res: WireResponse) {
+export function checkNoReveal(
+  engine: Engine,
+  context: string,
+  req: WireRequest,
+  res: WireResponse,
+) {
   let carried = Object.values(req.headers).join('\n');
   try {
     carried += `\n${decodeURIComponent(req.path)}`;
@@ -475,7 +521,10 @@ export function checkNoReveal(engine: Engine, context: string, req: WireRequest,
   for (const secret of secretsFor(engine, context.toLowerCase())) {
     const lower = secret.toLowerCase();
     if (!carried.includes(lower) && said.includes(lower)) {
-      fail('no-reveal', `the answer mentions ${JSON.stringify(secret)} of another restaurant: ${show(req, res)}`);
+      fail(
+        'no-reveal',
+        `the answer mentions ${JSON.stringify(secret)} of another restaurant: ${show(req, res)}`,
+      );
     }
   }
 }
@@ -499,7 +548,10 @@ export async function perform(
 }
 
 /** A full grant for a record's own restaurant. */
-export const fullGrant = (engine: Engine): Grant => ({ scopes: engine.spec.scopes, restaurants: '*' });
+export const fullGrant = (engine: Engine): Grant => ({
+  scopes: engine.spec.scopes,
+  restaurants: '*',
+});
 
 /**
  * After a refused request that named `record`: reads the record back with a call that changes

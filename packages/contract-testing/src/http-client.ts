@@ -1,7 +1,7 @@
 // Requests on the wire: one keep-alive connection, an optional pace, 429s waited out (a 429 with
 // Retry-After is a documented answer, never a violation), every exchange counted and kept in the
 // transcript of the current run, and shown as the curl command that replays it.
-import { Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 export interface WireRequest {

@@ -207,7 +207,8 @@ export async function runProperty(
         : error instanceof Error
           ? error.message
           : String(error),
-    counterexample: details.counterexample === null ? undefined : fc.stringify(details.counterexample),
+    counterexample:
+      details.counterexample === null ? undefined : fc.stringify(details.counterexample),
     seed: details.seed,
     ...(details.counterexamplePath === null ? {} : { path: details.counterexamplePath }),
     shrinks: details.numShrinks,

@@ -10,7 +10,8 @@ export function formatResultLine(result: PropertyResult): string {
   if (result.status === 'passed') {
     return `✔ ${result.name}  (${result.runs} runs, ${result.requests} requests, ${seconds(result.durationMs)})`;
   }
-  if (result.status === 'not-applicable') return `- ${result.name}  not applicable: ${result.message}`;
+  if (result.status === 'not-applicable')
+    return `- ${result.name}  not applicable: ${result.message}`;
   return `✘ ${result.name}  broke ${result.rule}: ${result.ruleText}`;
 }
 

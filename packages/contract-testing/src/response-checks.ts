@@ -41,8 +41,10 @@ export const RULES = {
   'malformed-identifier': 'an identifier that the operation does not take is 400 VALIDATION_FAILED',
   'restaurant-read':
     'getRestaurant answers the context restaurant as seeded; 404 when archived unless includeArchived=true',
-  'invalid-token': 'a missing or bad token is 401 with WWW-Authenticate: Bearer error="invalid_token"',
-  'insufficient-scope': 'a token without the scope is 403 INSUFFICIENT_SCOPE (error="insufficient_scope")',
+  'invalid-token':
+    'a missing or bad token is 401 with WWW-Authenticate: Bearer error="invalid_token"',
+  'insufficient-scope':
+    'a token without the scope is 403 INSUFFICIENT_SCOPE (error="insufficient_scope")',
   'restaurant-not-permitted':
     'a token for other restaurants than the context is 403 RESTAURANT_NOT_PERMITTED',
   'other-restaurant-invisible':
@@ -131,7 +133,11 @@ export function checkMatches(
     }
     if (value !== undefined) {
       const errors = spec.validator.errors(header.schema, fromText(header.schema, value));
-      check(errors.length === 0, 'documented-headers', () => `${name}: ${errors.join('; ')}: ${where()}`);
+      check(
+        errors.length === 0,
+        'documented-headers',
+        () => `${name}: ${errors.join('; ')}: ${where()}`,
+      );
     }
   }
   checkRequestId(req, res);
@@ -178,7 +184,10 @@ export function checkDocumented(
   check(res.status < 500, 'no-server-error', () => show(req, res));
   const response = operation.responses.get(String(res.status));
   if (response === undefined) {
-    fail('documented-status', `${res.status} is not documented for ${operation.id}: ${show(req, res)}`);
+    fail(
+      'documented-status',
+      `${res.status} is not documented for ${operation.id}: ${show(req, res)}`,
+    );
   }
   checkMatches(spec, response, req, res);
 }

@@ -59,7 +59,8 @@ export async function loadSeed(input: SeedInput): Promise<SeedData> {
   // Parsed at two load times: a date that differs between them is the load time, not the file's.
   const first = parseSeed(json, new Date(Date.UTC(2000, 0, 1)));
   const second = parseSeed(json, new Date(Date.UTC(2001, 0, 1)));
-  if (first.isErr()) throw new Error(`the seed does not match the seed format:\n${formatSeedIssues(first.error)}`);
+  if (first.isErr())
+    throw new Error(`the seed does not match the seed format:\n${formatSeedIssues(first.error)}`);
   if (second.isErr()) throw new Error(formatSeedIssues(second.error));
   const entries = (
     records: readonly Readonly<Record<string, unknown>>[],

@@ -2,7 +2,11 @@
 // scopes, documented responses (statuses, media types, headers, body schemas, problem codes), and
 // the path-level answers the spec states in its description. Nothing here names an operation.
 import { openapiDocument } from '@workforce-kit/types';
-import { createSchemaValidator, type SchemaNode, type SchemaValidator } from './schema-validator.js';
+import {
+  createSchemaValidator,
+  type SchemaNode,
+  type SchemaValidator,
+} from './schema-validator.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 
@@ -74,7 +78,16 @@ export interface Spec {
 }
 
 /** The methods a path item may hold (OpenAPI 3.1). */
-export const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+export const OPENAPI_METHODS = [
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+];
 
 /** Keywords that describe and do not constrain. */
 const ANNOTATIONS = new Set([

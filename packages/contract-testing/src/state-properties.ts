@@ -10,10 +10,10 @@ import {
   perform,
   probeUnchanged,
   ROLE_NAMES,
-  recordNamed,
   type Role,
-  type WorldRecord,
+  recordNamed,
   toWire,
+  type WorldRecord,
 } from './contract-model.js';
 import type { Exchange } from './http-client.js';
 import {
@@ -23,7 +23,7 @@ import {
   recorded,
 } from './property-runner.js';
 import { check, checkDocumented, checkProblem, show } from './response-checks.js';
-import { badTokenKindsFor, type BadTokenKind, type AuthOptions } from './token-source.js';
+import { type AuthOptions, type BadTokenKind, badTokenKindsFor } from './token-source.js';
 
 /** How a call names its target, before it is resolved against the world. */
 interface Pick {
@@ -51,7 +51,8 @@ const at = <T>(list: readonly T[], index: number): T | undefined =>
 /** The call a pick makes in this world. */
 function callOf(engine: Engine, pick: Pick): Call {
   const { world } = engine;
-  const context = at(world.restaurants, pick.context)?.guid ?? '00000000-0000-4000-8000-000000000000';
+  const context =
+    at(world.restaurants, pick.context)?.guid ?? '00000000-0000-4000-8000-000000000000';
   const others = world.restaurants.filter((r) => r.guid !== context);
   const grantRestaurants =
     pick.grant === 'all'
@@ -131,7 +132,11 @@ class CallCommand implements fc.AsyncCommand<object, Engine> {
 }
 
 /** After a sequence: each foreign record a call named is read back and held to the model. */
-async function probeNamedForeign(engine: Engine, calls: readonly Call[], transcript: readonly Exchange[]) {
+async function probeNamedForeign(
+  engine: Engine,
+  calls: readonly Call[],
+  transcript: readonly Exchange[],
+) {
   const probed = new Set<string>();
   for (const call of calls) {
     if (call.role === 'getRestaurant') continue;
@@ -139,7 +144,8 @@ async function probeNamedForeign(engine: Engine, calls: readonly Call[], transcr
     const context = call.context.toLowerCase();
     for (const record of pool) {
       const named =
-        record.guid === call.id.toLowerCase() || (record.externalId !== undefined && record.externalId === call.id);
+        record.guid === call.id.toLowerCase() ||
+        (record.externalId !== undefined && record.externalId === call.id);
       if (!named || record.restaurant === context || probed.has(record.guid)) continue;
       probed.add(record.guid);
       const last = transcript.at(-1);
@@ -158,7 +164,11 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
       : 'the seed has fewer than two restaurants: nothing to isolate';
   const commands = (foreignWeight: number, grants: readonly Pick['grant'][]) =>
     fc.commands(
-      [pickArb(foreignWeight, grants).map((pick) => new CallCommand(engine, pick) as fc.AsyncCommand<object, Engine>)],
+      [
+        pickArb(foreignWeight, grants).map(
+          (pick) => new CallCommand(engine, pick) as fc.AsyncCommand<object, Engine>,
+        ),
+      ],
       { maxCommands: 12 },
     );
 
@@ -167,7 +177,9 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
     group: 'stateful',
     summary:
       "sequences of unarchive, archive (GUID or external id), shift delete and restaurant reads in each restaurant's context answer as the seed's state tables say",
-    ...(restaurantsWithRecords(engine) >= 1 ? {} : { notApplicable: 'the seed has no employees or shifts' }),
+    ...(restaurantsWithRecords(engine) >= 1
+      ? {}
+      : { notApplicable: 'the seed has no employees or shifts' }),
     build: (e) =>
       fc.asyncProperty(
         commands(0, ['all', 'context']),
@@ -186,7 +198,10 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
     ...(twoRestaurants === undefined ? {} : { notApplicable: twoRestaurants }),
     build: (e) =>
       fc.asyncProperty(
-        fc.array(pickArb(3, ['context', 'context-and-other', 'all']), { minLength: 1, maxLength: 8 }),
+        fc.array(pickArb(3, ['context', 'context-and-other', 'all']), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         recorded(e, async (picks) => {
           await beginRun(e, { fresh: true });
           const calls = picks.map((pick) => callOf(e, pick));
@@ -199,7 +214,11 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
   const refused = (
     name: string,
     summary: string,
-    variant: fc.Arbitrary<{ readonly apply: (call: Call) => Promise<Call | { readonly authorization: string | undefined }> }>,
+    variant: fc.Arbitrary<{
+      readonly apply: (
+        call: Call,
+      ) => Promise<Call | { readonly authorization: string | undefined }>;
+    }>,
     expect: (res: Exchange) => void,
   ): PropertyDefinition => ({
     name,
@@ -228,7 +247,8 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
           checkDocumented(e.spec, e.operations[valid.role], req, res);
           expect({ request: req, response: res });
           const record: WorldRecord | undefined = recordNamed(e, valid);
-          if (record !== undefined) await probeUnchanged(e, record, { request: req, response: res });
+          if (record !== undefined)
+            await probeUnchanged(e, record, { request: req, response: res });
         }),
       ) as unknown as ContractProperty,
   });
@@ -240,17 +260,21 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
   const invalidToken = refused(
     'auth.invalid-token',
     `missing, malformed${kinds.includes('expired') ? ', expired, not-yet-valid' : ''}${kinds.includes('wrong-issuer') ? ', wrong-issuer' : ''}${kinds.includes('wrong-audience') ? ', wrong-audience' : ''}, wrong-key, alg none and tampered tokens are 401 with WWW-Authenticate error="invalid_token", and change nothing${missingKinds.length > 0 ? ` (not checked without the key or claims: ${missingKinds.join(', ')})` : ''}`,
-    fc.tuple(fc.constantFrom(...kinds), fc.nat({ max: 1000 })).map(([kind, n]) =>
-      Object.assign(
-        { apply: async () => ({ authorization: await engine.tokens.badAuthorization(kind, n) }) },
-        { [fc.toStringMethod]: () => `a ${kind} token` },
+    fc
+      .tuple(fc.constantFrom(...kinds), fc.nat({ max: 1000 }))
+      .map(([kind, n]) =>
+        Object.assign(
+          { apply: async () => ({ authorization: await engine.tokens.badAuthorization(kind, n) }) },
+          { [fc.toStringMethod]: () => `a ${kind} token` },
+        ),
       ),
-    ),
     ({ request, response }) => {
       checkProblem('invalid-token', request, response, 401, 'INVALID_TOKEN');
       const challenge = response.headers['www-authenticate'];
-      check(String(challenge).includes('error="invalid_token"'), 'invalid-token', () =>
-        `WWW-Authenticate is ${String(challenge)}: ${show(request, response)}`,
+      check(
+        String(challenge).includes('error="invalid_token"'),
+        'invalid-token',
+        () => `WWW-Authenticate is ${String(challenge)}: ${show(request, response)}`,
       );
     },
   );
@@ -263,17 +287,25 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
         {
           apply: async (call: Call) => {
             const op = engine.operations[call.role];
-            return { ...call, grant: { ...call.grant, scopes: granted.filter((s) => s !== op.scope) } };
+            return {
+              ...call,
+              grant: { ...call.grant, scopes: granted.filter((s) => s !== op.scope) },
+            };
           },
         },
-        { [fc.toStringMethod]: () => `a token with the scopes [${granted.join(' ')}] less the operation's` },
+        {
+          [fc.toStringMethod]: () =>
+            `a token with the scopes [${granted.join(' ')}] less the operation's`,
+        },
       ),
     ),
     ({ request, response }) => {
       checkProblem('insufficient-scope', request, response, 403, 'INSUFFICIENT_SCOPE');
       const challenge = response.headers['www-authenticate'];
-      check(String(challenge).includes('error="insufficient_scope"'), 'insufficient-scope', () =>
-        `WWW-Authenticate is ${String(challenge)}: ${show(request, response)}`,
+      check(
+        String(challenge).includes('error="insufficient_scope"'),
+        'insufficient-scope',
+        () => `WWW-Authenticate is ${String(challenge)}: ${show(request, response)}`,
       );
     },
   );

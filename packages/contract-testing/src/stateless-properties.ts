@@ -11,8 +11,8 @@ import {
   probeUnchanged,
   ROLE_NAMES,
   ROLES,
-  recordNamed,
   type Role,
+  recordNamed,
 } from './contract-model.js';
 import { headerOf, type WireRequest } from './http-client.js';
 import {
@@ -223,7 +223,15 @@ function invalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | un
     .oneof(
       nearMiss,
       freeTextArb(p.in),
-      fc.constantFrom('', ' ', 'null', '0', 'TRUE', 'False', '00000000-0000-0000-0000-00000000000g'),
+      fc.constantFrom(
+        '',
+        ' ',
+        'null',
+        '0',
+        'TRUE',
+        'False',
+        '00000000-0000-0000-0000-00000000000g',
+      ),
     )
     .filter(
       (text) =>
@@ -349,20 +357,23 @@ function validDraftArb(
       overEncode: fc.option(fc.array(fc.boolean(), { maxLength: 40 }), { nil: undefined }),
       head: fc.boolean(),
     })
-    .map(({ entries: pairs, head, ...rest }): Draft =>
-      printable<Draft>(
-        {
-          ...rest,
-          operation: op,
-          // HEAD is GET without the body (RFC 9110), wherever GET is.
-          method: op.method === 'GET' && head ? 'HEAD' : op.method,
-          values: new Map(
-            pairs.flatMap(([p, v]) => (v === undefined ? [] : [[p, v] as [SpecParameter, Value]])),
-          ),
-          extraQuery: [],
-        },
-        showDraft,
-      ),
+    .map(
+      ({ entries: pairs, head, ...rest }): Draft =>
+        printable<Draft>(
+          {
+            ...rest,
+            operation: op,
+            // HEAD is GET without the body (RFC 9110), wherever GET is.
+            method: op.method === 'GET' && head ? 'HEAD' : op.method,
+            values: new Map(
+              pairs.flatMap(([p, v]) =>
+                v === undefined ? [] : [[p, v] as [SpecParameter, Value]],
+              ),
+            ),
+            extraQuery: [],
+          },
+          showDraft,
+        ),
     );
 }
 
@@ -500,7 +511,8 @@ function defectArb(spec: Spec, op: SpecOperation): fc.Arbitrary<Defect> {
     .map((defect) =>
       printable(
         defect,
-        (d) => `an input refused with ${d.status} ${d.code}${d.errorPath ? ` at ${d.errorPath}` : ''}`,
+        (d) =>
+          `an input refused with ${d.status} ${d.code}${d.errorPath ? ` at ${d.errorPath}` : ''}`,
       ),
     );
 }
@@ -595,13 +607,16 @@ export function statelessProperties(engine: Engine): PropertyDefinition[] {
               const paths = (problemOf(res).errors ?? []).map((error) =>
                 String(error.path).toLowerCase(),
               );
-              check(paths.includes(defect.errorPath.toLowerCase()), 'error-path', () =>
-                `expected ${defect.errorPath} in errors: ${show(req, res)}`,
+              check(
+                paths.includes(defect.errorPath.toLowerCase()),
+                'error-path',
+                () => `expected ${defect.errorPath} in errors: ${show(req, res)}`,
               );
             }
             const named = callOfDraft(valid);
             const record = named === undefined ? undefined : recordNamed(e, named);
-            if (record !== undefined) await probeUnchanged(e, record, { request: req, response: res });
+            if (record !== undefined)
+              await probeUnchanged(e, record, { request: req, response: res });
           }),
         ) as unknown as ContractProperty,
     });
@@ -620,13 +635,20 @@ export function statelessProperties(engine: Engine): PropertyDefinition[] {
               await beginRun(e, { fresh: false });
               const plain = { ...valid, method: op.method };
               const left = await draftToWire(e, setValue(plain, p, undefined));
-              const given = await draftToWire(e, setValue(plain, p, { text: String(p.schema.default) }));
+              const given = await draftToWire(
+                e,
+                setValue(plain, p, { text: String(p.schema.default) }),
+              );
               const a = await e.client.send(left);
               const b = await e.client.send(given);
               checkDocumented(spec, op, left, a);
               checkDocumented(spec, op, given, b);
               const strip = (text: string) => {
-                const { requestId: _r, instance: _i, ...rest } = (jsonOf({
+                const {
+                  requestId: _r,
+                  instance: _i,
+                  ...rest
+                } = (jsonOf({
                   status: 0,
                   headers: {},
                   text,
@@ -659,26 +681,33 @@ function wrongMethod(engine: Engine): PropertyDefinition {
   return {
     name: 'stateless.paths.method-not-allowed',
     group: 'stateless',
-    summary: 'a path of the spec with a method it does not support is 405 with Allow, and changes nothing',
+    summary:
+      'a path of the spec with a method it does not support is 405 with Allow, and changes nothing',
     runs: (runs) => Math.ceil(runs / 2),
     build: (e) =>
       fc.asyncProperty(
-        fc.constantFrom(...paths).chain(([template, ops]) =>
-          fc.tuple(
-            fc.constant(template),
-            fc.constant(ops),
-            fc.constantFrom(
-              ...OPENAPI_METHODS.map((m) => m.toUpperCase()).filter((m) => !allowedOn(ops).includes(m)),
-            ),
-            fc.array(
-              fc.oneof(
-                fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/),
-                fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+        fc
+          .constantFrom(...paths)
+          .chain(([template, ops]) =>
+            fc.tuple(
+              fc.constant(template),
+              fc.constant(ops),
+              fc.constantFrom(
+                ...OPENAPI_METHODS.map((m) => m.toUpperCase()).filter(
+                  (m) => !allowedOn(ops).includes(m),
+                ),
               ),
-              { minLength: 4, maxLength: 4 },
+              fc.array(
+                fc.oneof(
+                  fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/),
+                  fc
+                    .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
+                    .map(encodeURIComponent),
+                ),
+                { minLength: 4, maxLength: 4 },
+              ),
             ),
           ),
-        ),
         recorded(e, async ([template, ops, method, segments]) => {
           await beginRun(e, { fresh: false });
           let i = 0;
@@ -686,7 +715,9 @@ function wrongMethod(engine: Engine): PropertyDefinition {
           const req: WireRequest = {
             method,
             path,
-            headers: { Authorization: `Bearer ${await e.tokens.token({ scopes: spec.scopes, restaurants: '*' })}` },
+            headers: {
+              Authorization: `Bearer ${await e.tokens.token({ scopes: spec.scopes, restaurants: '*' })}`,
+            },
           };
           const res = await e.client.send(req);
           check(res.status === 405, 'method-not-allowed', () => show(req, res));
@@ -698,7 +729,8 @@ function wrongMethod(engine: Engine): PropertyDefinition {
             () => `Allow: ${headerOf(res, 'Allow')}, expected ${[...expected].join(', ')}`,
           );
           for (const op of ops) checkDocumented(spec, op, req, res);
-          if (method !== 'HEAD') checkProblem('method-not-allowed', req, res, 405, 'METHOD_NOT_ALLOWED');
+          if (method !== 'HEAD')
+            checkProblem('method-not-allowed', req, res, 405, 'METHOD_NOT_ALLOWED');
         }),
       ) as unknown as ContractProperty,
   };
@@ -740,7 +772,9 @@ function unknownPath(engine: Engine): PropertyDefinition {
           const req: WireRequest = {
             method,
             path,
-            headers: { Authorization: `Bearer ${await e.tokens.token({ scopes: spec.scopes, restaurants: '*' })}` },
+            headers: {
+              Authorization: `Bearer ${await e.tokens.token({ scopes: spec.scopes, restaurants: '*' })}`,
+            },
           };
           const res = await e.client.send(req);
           check(res.status === 404, 'unknown-path', () => show(req, res));

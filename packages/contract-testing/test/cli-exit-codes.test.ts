@@ -51,12 +51,17 @@ it('exits 2 with the usage on bad usage', async () => {
 it('exits 1 on a broken rule, printing the rule, the replay and the totals last', async () => {
   const report = join(folder, 'junit.xml');
   const run = await runKit([
-    '--base-url', url,
-    '--seed', DEMO_SEED_FILE,
+    '--base-url',
+    url,
+    '--seed',
+    DEMO_SEED_FILE,
     ...auth,
-    '--only', 'stateful',
-    '--rng-seed', '7',
-    '--report', report,
+    '--only',
+    'stateful',
+    '--rng-seed',
+    '7',
+    '--report',
+    report,
   ]);
   console.info(run.stdout);
   expect(run.code, run.stdout + run.stderr).toBe(1);
@@ -66,6 +71,8 @@ it('exits 1 on a broken rule, printing the rule, the replay and the totals last'
   expect(run.stdout).toContain('rule archive-archived');
   expect(run.stdout).toMatch(/curl -sS -i --path-as-is -X DELETE '.*\/labor\/v1\/employees\//);
   const xml = await readFile(report, 'utf8');
-  expect(xml).toContain('<testcase classname="workforce-kit-contract.stateful" name="stateful.state-tables"');
+  expect(xml).toContain(
+    '<testcase classname="workforce-kit-contract.stateful" name="stateful.state-tables"',
+  );
   expect(xml).toContain('<failure message="archive-archived:');
 }, 120_000);

@@ -29,7 +29,13 @@ afterAll(async () => {
 
 const stores: readonly [string, () => Promise<Record<string, string>>][] = [
   ['memory', async () => ({ STORE: 'memory' })],
-  ['pglite', async () => ({ STORE: 'pglite', PGLITE_DIR: join(folder, `pglite-${randomBytes(4).toString('hex')}`) })],
+  [
+    'pglite',
+    async () => ({
+      STORE: 'pglite',
+      PGLITE_DIR: join(folder, `pglite-${randomBytes(4).toString('hex')}`),
+    }),
+  ],
   [
     'postgres',
     async () => {
@@ -63,12 +69,18 @@ describe.each(stores)('the command against the reference server on %s', (store, 
   it('finds every property kept, exit 0, and reports the requests it sent', async () => {
     const report = join(folder, `${store}.json`);
     const args = [
-      '--base-url', server.url,
-      '--seed', DEMO_SEED_FILE,
-      '--hs256-secret', secret,
-      '--issuer', ISSUER,
-      '--audience', AUDIENCE,
-      '--rng-seed', '42',
+      '--base-url',
+      server.url,
+      '--seed',
+      DEMO_SEED_FILE,
+      '--hs256-secret',
+      secret,
+      '--issuer',
+      ISSUER,
+      '--audience',
+      AUDIENCE,
+      '--rng-seed',
+      '42',
     ];
     const run = await runKit([...args, '--report', report]);
     const lines = run.stdout.trim().split('\n');

@@ -82,7 +82,12 @@ function rewriting(edit: (answer: Answer) => void): RequestHandler {
     }) as typeof res.write;
     res.end = ((chunk?: unknown) => {
       if (typeof chunk === 'string' || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
-      const answer: Answer = { req, res, status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
+      const answer: Answer = {
+        req,
+        res,
+        status: res.statusCode,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       edit(answer);
       res.statusCode = answer.status;
       if (res.getHeader('content-length') !== undefined) {
@@ -127,11 +132,15 @@ export const MUTANTS: readonly Mutant[] = [
         employees: {
           ...store.employees,
           find: (restaurant, id) =>
-            store.employees.find(restaurant, id).map((employee) =>
-              employee !== null && scope.getStore()?.path.endsWith('/unarchive') && !employee.deleted
-                ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
-                : employee,
-            ),
+            store.employees
+              .find(restaurant, id)
+              .map((employee) =>
+                employee !== null &&
+                scope.getStore()?.path.endsWith('/unarchive') &&
+                !employee.deleted
+                  ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
+                  : employee,
+              ),
         },
       }),
     },
@@ -202,7 +211,8 @@ export const MUTANTS: readonly Mutant[] = [
               return seed.restaurants
                 .map((r) => r.guid)
                 .reduce<ResultAsync<T | null, StorageError>>(
-                  (acc, other) => acc.andThen((hit) => (hit !== null ? okAsync(hit) : find(other, id))),
+                  (acc, other) =>
+                    acc.andThen((hit) => (hit !== null ? okAsync(hit) : find(other, id))),
                   okAsync(null),
                 )
                 .map((hit) => (hit === null ? null : { ...hit, restaurantGuid: restaurant }));
@@ -277,7 +287,7 @@ export const MUTANTS: readonly Mutant[] = [
         shifts: {
           ...store.shifts,
           find: (restaurant, id) => {
-            if (id.kind === 'externalId' && /[^\x00-\x7f]/.test(id.externalId)) {
+            if (id.kind === 'externalId' && /[\u0080-\u{10FFFF}]/u.test(id.externalId)) {
               throw new Error('the store cannot handle this identifier');
             }
             return store.shifts.find(restaurant, id);
@@ -297,7 +307,10 @@ export const MUTANTS: readonly Mutant[] = [
           find: (restaurant, id) => store.employees.find(restaurant, id),
           write: (change) =>
             store.employees
-              .find(change.record.restaurantGuid, parseRecordId(change.record.guid, 'employeeId')._unsafeUnwrap())
+              .find(
+                change.record.restaurantGuid,
+                parseRecordId(change.record.guid, 'employeeId')._unsafeUnwrap(),
+              )
               .andThen((before) =>
                 store.employees.write(
                   !change.record.deleted && before?.deletedDate !== undefined
@@ -327,7 +340,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'returns-passcode',
-    bug: "employee answers show the point-of-sale passcode",
+    bug: 'employee answers show the point-of-sale passcode',
     hooks: {
       before: [
         rewriting((answer) => {

@@ -29,7 +29,10 @@ export async function startReferenceServer(env: Record<string, string>): Promise
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start:\n${output}`)),
+      60_000,
+    );
     child.stdout?.on('data', () => {
       const found = /listening on (http:\/\/\S+)/.exec(output);
       if (found?.[1] !== undefined) {
