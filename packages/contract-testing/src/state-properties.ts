@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import {
   type Call,
   type Engine,
-  fullGrant,
   perform,
   probeUnchanged,
   ROLE_NAMES,
@@ -329,6 +328,5 @@ export function stateProperties(engine: Engine, auth: AuthOptions): PropertyDefi
     ({ request, response }) =>
       checkProblem('restaurant-not-permitted', request, response, 403, 'RESTAURANT_NOT_PERMITTED'),
   );
-  void fullGrant;
   return [stateful, invalidToken, insufficientScope, notPermitted, isolation];
 }
