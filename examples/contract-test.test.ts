@@ -10,4 +10,4 @@ const store = createMemoryStore(parseSeed(seed, new Date())._unsafeUnwrap()); //
 const auth = createJwtVerifier({ hs256Secret: secret });
 const app = express().use(createRouter({ store, auth, rateLimit: false }));
 
-describeApiContract('my app keeps the contract', { target: app, seed, auth: { hs256Secret: secret } });
+describeApiContract('my app', { target: app, seed, auth: { hs256Secret: secret } });
