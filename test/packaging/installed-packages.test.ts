@@ -4,7 +4,8 @@
 // turns `workspace:*` into the version), install all the tarballs with npm, in one install, into
 // a project in the system's temp folder, and use them from there: type-check code against the
 // installed declarations, run an app embedding the router over the memory store and over PGlite,
-// and run the server's `workforce-kit` command.
+// run the server's `workforce-kit` command, and run the contract kit's `workforce-kit-contract`
+// command against it.
 //
 // npm installs with --install-strategy=shallow: the project's own dependencies at the top of its
 // node_modules, every other package beside the package that needs it. With the default (hoisted)
@@ -386,3 +387,61 @@ it('runs the server command from its tarball, healthy, and stops on SIGTERM with
   expect(health.status).toBe(200);
   expect(await server.stop()).toBe(0);
 });
+
+it("runs the contract kit's command against the server's, both from their tarballs: exit 0", async () => {
+  const secret = randomBytes(32).toString('hex');
+  const seedFile = join(
+    project,
+    'node_modules',
+    '@workforce-kit',
+    'server',
+    'seed',
+    'demo-seed.json',
+  );
+  // The server as a user starts it for the kit: jwt mode, its default rate limits.
+  const server = await startService(
+    join(project, 'node_modules', '.bin', 'workforce-kit'),
+    [],
+    project,
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      STORE: 'memory',
+      SEED_FILE: seedFile,
+      AUTH_MODE: 'jwt',
+      AUTH_HS256_SECRET: secret,
+      AUTH_ISSUER: 'https://id.example.com/',
+      AUTH_AUDIENCE: 'workforce-api',
+      LOG_LEVEL: 'warn',
+    },
+  );
+  try {
+    // --rate keeps the run within the default 20 requests per second per restaurant.
+    const kit = await attempt(
+      join(project, 'node_modules', '.bin', 'workforce-kit-contract'),
+      [
+        '--base-url',
+        server.url,
+        '--seed',
+        seedFile,
+        '--hs256-secret',
+        secret,
+        '--issuer',
+        'https://id.example.com/',
+        '--audience',
+        'workforce-api',
+        '--runs',
+        '5',
+        '--rate',
+        '15',
+        '--rng-seed',
+        '1',
+      ],
+      project,
+    );
+    expect(kit.output.trim().split('\n').at(-1), kit.output).toMatch(/^\d+ passed, 0 failed$/);
+    expect(kit.code, kit.output).toBe(0);
+  } finally {
+    await server.stop();
+  }
+}, 120_000);

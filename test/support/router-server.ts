@@ -1,9 +1,5 @@
-// Test support for the cross-package tests: the router of @workforce-kit/express-adapter in a
-// real Express app on a real port, over a store a property can swap between runs, and HS256
-// access tokens for it.
-import { createHmac } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Test support for the cross-package tests: the router of @workforce-kit/express-adapter in an
+// Express app, over a store a property can swap between runs.
 import { type ApiStore, createRouter, type RouterOptions } from '@workforce-kit/express-adapter';
 import express from 'express';
 
@@ -26,46 +22,11 @@ export function delegatingStore(current: () => ApiStore): ApiStore {
   };
 }
 
-/** An Express app serving the router, listening on 127.0.0.1. */
-export interface RouterServer {
-  readonly port: number;
-  readonly baseUrl: string;
-  close(): Promise<void>;
-}
-
-/** Starts `createRouter(options)` in an Express app on a free port, once its spec is compiled. */
-export async function startRouterServer(options: RouterOptions): Promise<RouterServer> {
+/** An Express app serving `createRouter(options)`, once its spec is compiled. */
+export async function routerApp(options: RouterOptions): Promise<express.Express> {
   const router = createRouter(options);
   await router.ready;
   const app = express();
   app.use(router);
-  const server = await new Promise<Server>((resolve) => {
-    const listening: Server = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      ),
-  };
-}
-
-const base64url = (text: string) => Buffer.from(text).toString('base64url');
-
-/**
- * A JWT over `claims`, signed HS256 (or `alg`) with `secret`; `none` has no signature. Written
- * out rather than made with jose so that tests can also make the tokens jose refuses to make.
- */
-export function signJwt(
-  claims: Readonly<Record<string, unknown>>,
-  secret: string,
-  alg: 'HS256' | 'HS512' | 'none' = 'HS256',
-): string {
-  const input = `${base64url(JSON.stringify({ alg, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
-  if (alg === 'none') return `${input}.`;
-  const hash = alg === 'HS256' ? 'sha256' : 'sha512';
-  return `${input}.${createHmac(hash, secret).update(input).digest('base64url')}`;
+  return app;
 }

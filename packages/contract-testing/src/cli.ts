@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
+// property holds, 1 on any violation (or when the target cannot be tested), 2 on bad usage.
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { checkApiContract } from './check-api-contract.js';
+import { GROUPS, type PropertyGroup } from './property-runner.js';
+import { formatReport, formatResultLine, toJUnitXml } from './report-format.js';
+import type { AuthOptions } from './token-source.js';
+
+const USAGE = `Usage: workforce-kit-contract --base-url URL --seed FILE (--hs256-secret SECRET [--issuer ISS] [--audience AUD] | --token-command CMD) [options]
+
+Property-tests a running deployment of the workforce-kit API against its OpenAPI contract.
+The target must be freshly loaded with the seed file: the kit changes its records.
+
+  --base-url URL            the API's base URL (a path prefix is kept)
+  --seed FILE               the seed file the target was loaded with
+  --hs256-secret SECRET     mint HS256 tokens with the target's secret (at least 32 characters)
+  --issuer ISS              the iss the target requires
+  --audience AUD            the aud the target requires
+  --scope-claim NAME        the claim with the scopes (default scope)
+  --restaurants-claim NAME  the claim with the restaurants (default restaurants)
+  --token-command CMD       a shell command printing a token for CONTRACT_SCOPES (space-separated)
+                            and CONTRACT_RESTAURANTS (comma-separated GUIDs, or *) in its environment
+  --runs N                  fast-check runs per property (default 100)
+  --rng-seed N              the RNG seed: the same seed against a freshly seeded target replays the run
+  --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
+  --rate N                  at most N requests per second (stay within the target's rate limits)
+  --report FILE             also write the report: .xml (JUnit) or .json
+  --help                    this text
+`;
+
+function usage(message: string): never {
+  process.stderr.write(`workforce-kit-contract: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const integer = (name: string, text: string | undefined, min: number): number | undefined => {
+  if (text === undefined) return undefined;
+  if (!/^-?\d+$/.test(text) || Number(text) < min)
+    usage(`${name} must be a whole number of at least ${min}`);
+  return Number(text);
+};
+
+let values: Record<string, string | boolean | undefined>;
+try {
+  ({ values } = parseArgs({
+    options: {
+      'base-url': { type: 'string' },
+      seed: { type: 'string' },
+      'hs256-secret': { type: 'string' },
+      issuer: { type: 'string' },
+      audience: { type: 'string' },
+      'scope-claim': { type: 'string' },
+      'restaurants-claim': { type: 'string' },
+      'token-command': { type: 'string' },
+      runs: { type: 'string' },
+      'rng-seed': { type: 'string' },
+      only: { type: 'string' },
+      rate: { type: 'string' },
+      report: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }));
+} catch (error) {
+  usage((error as Error).message);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const text = (name: string) => values[name] as string | undefined;
+const baseUrl = text('base-url');
+const seed = text('seed');
+if (baseUrl === undefined) usage('--base-url is required');
+if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+  usage('--base-url must be an http(s) URL');
+}
+if (seed === undefined) usage('--seed is required');
+const secret = text('hs256-secret');
+const command = text('token-command');
+if ((secret === undefined) === (command === undefined)) {
+  usage('give exactly one of --hs256-secret and --token-command');
+}
+if (secret !== undefined && secret.length < 32)
+  usage('--hs256-secret must be at least 32 characters');
+const auth: AuthOptions =
+  secret !== undefined
+    ? {
+        hs256Secret: secret,
+        ...(text('issuer') === undefined ? {} : { issuer: text('issuer') as string }),
+        ...(text('audience') === undefined ? {} : { audience: text('audience') as string }),
+        ...(text('scope-claim') === undefined ? {} : { scopeClaim: text('scope-claim') as string }),
+        ...(text('restaurants-claim') === undefined
+          ? {}
+          : { restaurantsClaim: text('restaurants-claim') as string }),
+      }
+    : { tokenCommand: command as string };
+const only = text('only')
+  ?.split(',')
+  .map((group) => group.trim())
+  .filter(Boolean);
+for (const group of only ?? []) {
+  if (!(GROUPS as readonly string[]).includes(group)) usage(`--only: unknown group ${group}`);
+}
+const reportFile = text('report');
+if (reportFile !== undefined && !/\.(xml|json)$/i.test(reportFile)) {
+  usage('--report must name a .xml (JUnit) or .json file');
+}
+const runs = integer('--runs', text('runs'), 1);
+const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
+const rate = integer('--rate', text('rate'), 1);
+
+let report: Awaited<ReturnType<typeof checkApiContract>>;
+try {
+  report = await checkApiContract({
+    target: baseUrl,
+    seed,
+    auth,
+    ...(runs === undefined ? {} : { runs }),
+    ...(rngSeed === undefined ? {} : { rngSeed }),
+    ...(rate === undefined ? {} : { rate }),
+    ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
+    onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
+  });
+} catch (error) {
+  // A seed that cannot be read or parsed: the command was given something unusable.
+  process.stderr.write(`workforce-kit-contract: ${(error as Error).message}\n`);
+  process.exit(2);
+}
+process.stdout.write(`${formatReport(report, { lines: false })}\n`);
+if (reportFile !== undefined) {
+  await writeFile(
+    reportFile,
+    reportFile.toLowerCase().endsWith('.xml')
+      ? toJUnitXml(report)
+      : `${JSON.stringify(report, null, 2)}\n`,
+  );
+}
+process.exit(report.ok ? 0 : 1);

@@ -1,0 +1,29 @@
+/**
+ * Property-test a deployment of the workforce-kit API against its OpenAPI contract, over HTTP:
+ * requests generated from the spec (valid and invalid), sequences over a model of the seed's
+ * state tables, bad tokens and missing grants, and isolation between restaurants. Failures shrink
+ * to a minimal run, printed as curl commands that replay it. The same engine runs as the
+ * `workforce-kit-contract` command and, for vitest, as `describeApiContract` from
+ * `@workforce-kit/contract-testing/vitest`.
+ *
+ * @example
+ * ```ts
+ * import { checkApiContract, formatReport } from '@workforce-kit/contract-testing';
+ *
+ * const report = await checkApiContract({ target: 'http://127.0.0.1:8080', seed: 'seed.json', auth: { hs256Secret } });
+ * console.log(formatReport(report));
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  type ContractOptions,
+  checkApiContract,
+  type Report,
+} from './check-api-contract.js';
+export { GROUPS, type PropertyGroup, type PropertyResult } from './property-runner.js';
+export { formatFailure, formatReport, formatResultLine, toJUnitXml } from './report-format.js';
+export { RULES, type RuleName } from './response-checks.js';
+export type { SeedInput } from './seed-source.js';
+export type { ContractTarget, RequestHandler } from './target.js';
+export type { AuthOptions, Grant } from './token-source.js';

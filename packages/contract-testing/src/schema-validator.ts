@@ -1,0 +1,88 @@
+// JSON Schema validation of the spec's schemas with Ajv (JSON Schema 2020-12, the dialect of
+// OpenAPI 3.1). Every component schema is registered once under `$defs`; a schema found anywhere
+// in the document is compiled with its `#/components/schemas/…` references pointed there, and
+// kept, so that each is compiled once per process.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+/** A JSON Schema node of the spec. */
+export type SchemaNode = boolean | Readonly<Record<string, unknown>>;
+
+// ajv-formats is CommonJS: its default export is the plugin, or a namespace holding it.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+const COMPONENTS_ID = 'workforce-kit-contract:components';
+const COMPONENT_REF = '#/components/schemas/';
+
+/** A `$ref` into the components, pointed at their registered copy. */
+function retarget(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(retarget);
+  if (node === null || typeof node !== 'object') return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    copy[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_REF)
+        ? `${COMPONENTS_ID}#/$defs/${value.slice(COMPONENT_REF.length)}`
+        : retarget(value);
+  }
+  return copy;
+}
+
+/** The schema validators of one OpenAPI document. */
+export interface SchemaValidator {
+  /** The ways `value` breaks `schema`, as readable lines; empty when it matches. */
+  errors(schema: SchemaNode, value: unknown): string[];
+  /** Whether `value` matches `schema`. */
+  matches(schema: SchemaNode, value: unknown): boolean;
+}
+
+const describe = (error: ErrorObject) => {
+  const { allowedValues } = error.params as { allowedValues?: unknown[] };
+  const shown =
+    error.keyword === 'pattern' || (allowedValues !== undefined && allowedValues.length > 6)
+      ? ''
+      : JSON.stringify(error.params);
+  return `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${
+    shown === '' || shown === '{}' ? '' : ` (${shown})`
+  }`;
+};
+
+/**
+ * Validators for the schemas of `components.schemas` of `document`, and of any schema that refers
+ * to them. Unknown keywords are refused when a schema is compiled (strict mode), so that a spec
+ * that starts using a keyword the validator ignores fails loudly rather than passing unchecked.
+ */
+export function createSchemaValidator(document: {
+  readonly components?: { readonly schemas?: Readonly<Record<string, unknown>> };
+}): SchemaValidator {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    // OpenAPI's own annotation keywords, beside JSON Schema's.
+    keywords: ['example', 'discriminator', 'xml', 'externalDocs'],
+  });
+  addFormats(ajv);
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: retarget(document.components?.schemas ?? {}) });
+  const compiled = new WeakMap<object, ValidateFunction>();
+  const validatorOf = (schema: SchemaNode): ValidateFunction => {
+    if (typeof schema === 'boolean') return ajv.compile(schema);
+    let validate = compiled.get(schema);
+    if (validate === undefined) {
+      validate = ajv.compile(retarget(schema) as Record<string, unknown>);
+      compiled.set(schema, validate);
+    }
+    return validate;
+  };
+  return {
+    errors(schema, value) {
+      const validate = validatorOf(schema);
+      return validate(value) ? [] : (validate.errors ?? []).map(describe);
+    },
+    matches(schema, value) {
+      return validatorOf(schema)(value) === true;
+    },
+  };
+}

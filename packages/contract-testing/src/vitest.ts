@@ -1,0 +1,69 @@
+/**
+ * `describeApiContract` for vitest: the kit's properties as tests, one per property. Needs
+ * `vitest` (an optional peer dependency); the main entry point does not.
+ *
+ * @packageDocumentation
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  type ContractOptions,
+  type PreparedContract,
+  prepareContract,
+  propertySeed,
+} from './check-api-contract.js';
+import { runProperty } from './property-runner.js';
+import { formatFailure } from './report-format.js';
+
+/** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
+export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
+  /** The time limit of each property's test, in ms. @default 120000 */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Declares a vitest suite that property-tests `options.target` against the contract: a test per
+ * property, failing with the rule broken, the shrunk counterexample and the curl commands that
+ * replay it.
+ *
+ * @param name - the suite's name
+ * @param options - the target (a base URL, an app, or `{ handler, reset }` / `{ factory }` to
+ *   start each stateful run from the seed), the seed, how to get tokens, the runs
+ * @example
+ * ```ts
+ * import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
+ *
+ * describeApiContract('my deployment', {
+ *   target: app, // an Express app mounting createRouter over your store
+ *   seed: 'seed.json',
+ *   auth: { hs256Secret: SECRET, issuer: 'https://id.example.com/', audience: 'workforce-api' },
+ * });
+ * ```
+ */
+export function describeApiContract(name: string, options: DescribeApiContractOptions): void {
+  describe(name, async () => {
+    const prepared: PreparedContract = await prepareContract(options);
+    const rngSeed = options.rngSeed ?? (Math.random() * 2 ** 31) | 0;
+    beforeAll(() => {});
+    afterAll(() => prepared.close());
+    for (const [index, definition] of prepared.properties.entries()) {
+      const title = `${definition.name}: ${definition.summary}`;
+      if (definition.notApplicable !== undefined) {
+        it(title, () => {
+          console.info(`${definition.name} does not apply: ${definition.notApplicable}`);
+        });
+        continue;
+      }
+      it(
+        title,
+        async () => {
+          const result = await runProperty(prepared.engine, definition, {
+            runs: options.runs ?? 100,
+            seed: propertySeed(rngSeed, index),
+          });
+          if (result.status === 'failed') throw new Error(formatFailure(result));
+        },
+        options.timeoutMs ?? 120_000,
+      );
+    }
+  });
+}

@@ -1,0 +1,78 @@
+// The command's exit codes and output when something is wrong: 2 for bad usage; 1 for a broken
+// rule, with the failure's replay as curl commands and a JUnit report naming it. The broken
+// deployment is one of the mutation suite's, served by this test on a loopback port as a live
+// target (no reset between runs: the kit follows the state it changes).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MUTANTS } from './support/mutants.js';
+import { runKit } from './support/processes.js';
+import { AUDIENCE, DEMO_SEED_FILE, ISSUER, routerTarget, SECRET } from './support/router-target.js';
+
+let server: Server;
+let url: string;
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'workforce-kit-contract-exit-'));
+  const mutant = MUTANTS.find((m) => m.name === 'archive-twice-400');
+  const target = await routerTarget(mutant?.hooks);
+  server = createServer(target.handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await rm(folder, { recursive: true, force: true });
+});
+
+const auth = ['--hs256-secret', SECRET, '--issuer', ISSUER, '--audience', AUDIENCE];
+
+it('exits 2 with the usage on bad usage', async () => {
+  for (const args of [
+    ['--base-url', url, ...auth],
+    ['--base-url', 'ftp://example.com', '--seed', DEMO_SEED_FILE, ...auth],
+    ['--base-url', url, '--seed', DEMO_SEED_FILE],
+    ['--base-url', url, '--seed', DEMO_SEED_FILE, ...auth, '--only', 'stateles'],
+    ['--base-url', url, '--seed', DEMO_SEED_FILE, ...auth, '--runs', 'many'],
+    ['--base-url', url, '--seed', join(folder, 'missing.json'), ...auth],
+  ]) {
+    const run = await runKit(args);
+    expect(run.code, args.join(' ')).toBe(2);
+    expect(run.stderr).toContain('workforce-kit-contract:');
+  }
+});
+
+it('exits 1 on a broken rule, printing the rule, the replay and the totals last', async () => {
+  const report = join(folder, 'junit.xml');
+  const run = await runKit([
+    '--base-url',
+    url,
+    '--seed',
+    DEMO_SEED_FILE,
+    ...auth,
+    '--only',
+    'stateful',
+    '--rng-seed',
+    '7',
+    '--report',
+    report,
+  ]);
+  console.info(run.stdout);
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines.at(-1)).toBe('0 passed, 1 failed');
+  expect(lines[0]).toMatch(/^✘ stateful\.state-tables {2}broke /);
+  expect(run.stdout).toContain('rule archive-archived');
+  expect(run.stdout).toMatch(/curl -sS -i --path-as-is -X DELETE '.*\/labor\/v1\/employees\//);
+  const xml = await readFile(report, 'utf8');
+  expect(xml).toContain(
+    '<testcase classname="workforce-kit-contract.stateful" name="stateful.state-tables"',
+  );
+  expect(xml).toContain('<failure message="archive-archived:');
+}, 120_000);

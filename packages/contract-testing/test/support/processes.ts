@@ -1,0 +1,84 @@
+// Processes for the CLI tests: the reference server (`workforce-kit`, from source) configured as
+// a user would for the kit (jwt mode with an HS256 secret, an issuer and an audience, a seed
+// file), and the kit's own command.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('../..', import.meta.url));
+const serverCli = fileURLToPath(new URL('../../../server/src/cli.ts', import.meta.url));
+export const KIT_CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const SOURCE = ['--import', 'tsx', '--conditions=@workforce-kit/source'];
+
+export interface ServerProcess {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+export async function startReferenceServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...SOURCE, serverCli], {
+    cwd: here,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start:\n${output}`)),
+      60_000,
+    );
+    child.stdout?.on('data', () => {
+      const found = /listening on (http:\/\/\S+)/.exec(output);
+      if (found?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    output: () => output,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** Runs the kit's command (from source) to its end. */
+export function runKit(args: readonly string[]): Promise<Finished> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...SOURCE, KIT_CLI, ...args], {
+      cwd: here,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+  });
+}

@@ -1,0 +1,103 @@
+// The reference router (createRouter of @workforce-kit/express-adapter) over the memory store of
+// @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
+// a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
+// a wrapper around the store, middleware before the router, a wrapper around the verifier.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  createMemoryStore,
+  formatSeedIssues,
+  type MemoryStore,
+  parseSeed,
+  type Seed,
+} from '@workforce-kit/core';
+import {
+  type AccessTokenVerifier,
+  type ApiStore,
+  createJwtVerifier,
+  createRouter,
+} from '@workforce-kit/express-adapter';
+import express, { type RequestHandler } from 'express';
+import { pino } from 'pino';
+
+export const DEMO_SEED_FILE = fileURLToPath(
+  new URL('../../../server/seed/demo-seed.json', import.meta.url),
+);
+export const demoSeedJson = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8')) as Record<
+  string,
+  unknown
+>;
+
+export const SECRET = 'contract-testing-suite-secret-0123456789abcdef';
+export const ISSUER = 'https://id.example.com/';
+export const AUDIENCE = 'workforce-api';
+export const AUTH = { hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE } as const;
+
+export function seedOf(json: unknown): Seed {
+  const seed = parseSeed(json, new Date());
+  if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
+  return seed.value;
+}
+
+/** A store whose every call goes to the store `current()` returns at that moment. */
+export function delegatingStore(current: () => ApiStore): ApiStore {
+  return {
+    employees: {
+      find: (restaurant, id) => current().employees.find(restaurant, id),
+      write: (change) => current().employees.write(change),
+    },
+    shifts: {
+      find: (restaurant, id) => current().shifts.find(restaurant, id),
+      write: (change) => current().shifts.write(change),
+    },
+    restaurants: { findByGuid: (guid) => current().restaurants.findByGuid(guid) },
+  };
+}
+
+export interface BreakHooks {
+  /** Wraps the store the router uses. */
+  readonly store?: (store: ApiStore, seed: Seed) => ApiStore;
+  /** Middleware mounted before the router. */
+  readonly before?: readonly RequestHandler[];
+  /** Wraps the token verifier. */
+  readonly auth?: (verifier: AccessTokenVerifier) => AccessTokenVerifier;
+}
+
+export interface RouterTarget {
+  readonly handler: express.Express;
+  reset(): void;
+  /** The store of the current run. */
+  readonly store: MemoryStore;
+}
+
+/** The router over a memory store of `seedJson` (the demo seed by default), broken by `hooks`. */
+export async function routerTarget(
+  hooks: BreakHooks = {},
+  seedJson: unknown = demoSeedJson,
+): Promise<RouterTarget> {
+  const seed = seedOf(seedJson);
+  let store = createMemoryStore(seed);
+  const base = delegatingStore(() => store);
+  const verifier = createJwtVerifier({ hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE });
+  const router = createRouter({
+    store: hooks.store?.(base, seed) ?? base,
+    auth: hooks.auth?.(verifier) ?? verifier,
+    rateLimit: false,
+    // The 500s some mutants cause would fill the test output.
+    logger: pino({ level: 'silent' }),
+  });
+  await router.ready;
+  const app = express();
+  app.disable('x-powered-by');
+  for (const middleware of hooks.before ?? []) app.use(middleware);
+  app.use(router);
+  return {
+    handler: app,
+    reset() {
+      store = createMemoryStore(seed);
+    },
+    get store() {
+      return store;
+    },
+  };
+}
