@@ -10,7 +10,14 @@
 // over at once) after SIGKILL, and one group signal is one graceful stop, logged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -295,10 +302,9 @@ describe('the server on one PGlite directory, stopped and killed under write loa
     { how: 'npm start', stop: 'SIGINT to the group' },
     { how: 'server', stop: 'SIGKILL' },
     { how: 'npm start', stop: 'SIGTERM to the group' },
-    { how: 'server', stop: 'SIGKILL' },
     { how: 'npm start', stop: 'SIGKILL to the group' },
     { how: 'server', stop: 'SIGTERM' },
-    { how: 'npm start', stop: 'SIGINT to the group' },
+    { how: 'server', stop: 'SIGKILL' },
   ] as const;
 
   it(`reopens the directory after each of ${cycles.length} stops and kills, with every acknowledged change`, async () => {
@@ -371,4 +377,21 @@ describe('the server on one PGlite directory, stopped and killed under write loa
     }
     expect(existsSync(lockFile)).toBe(false);
   }, 150_000);
+
+  it('says what to do with a directory PostgreSQL cannot start on, and leaves it unlocked', async () => {
+    // A copy of the directory the test above left (closed cleanly, unlocked).
+    const damaged = `${dir}-damaged`;
+    cpSync(dir, damaged, { recursive: true });
+    // A write-ahead log gone: no checkpoint record to start from (as after two writers).
+    for (const segment of readdirSync(join(damaged, 'pg_wal')).filter((name) => /^0/.test(name)))
+      truncateSync(join(damaged, 'pg_wal', segment), 0);
+
+    const again = launch('server', { PGLITE_DIR: damaged });
+    await again.ended;
+    expect(again.child.exitCode).toBe(2);
+    expect(again.output().trim().split('\n')).toEqual([
+      `workforce-kit cannot start: PGLITE_DIR ${damaged} cannot be opened: PostgreSQL could not start on its data (Aborted(). Build with -sASSERTIONS for more info.). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${damaged} ${damaged}.damaged); to recover it, see "Recovering a PGlite directory" in the README.`,
+    ]);
+    expect(existsSync(join(damaged, LOCK_FILE_NAME))).toBe(false);
+  }, 60_000);
 });
