@@ -2,8 +2,9 @@
 // pnpm (installed into .tools/, not globally), the workspace's dependencies, and the system
 // packages some tests drive (Debian's Chromium, curl), installed with apt-get when missing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
@@ -86,4 +87,140 @@ export function ensureSystemPackages(needed) {
 /** Installs the workspace's dependencies from the lockfile. */
 export function installDependencies() {
   run('pnpm', ['install', '--frozen-lockfile']);
+}
+
+// What `npm start` skips when nothing changed: a fingerprint of what `pnpm install` and the build
+// read is kept in node_modules/.cache/workforce-kit after each success (a fresh clone has none, so
+// it installs and builds).
+const stampDir = join(root, 'node_modules', '.cache', 'workforce-kit');
+
+/** @param {string} name */
+function readStamp(name) {
+  try {
+    return readFileSync(join(stampDir, name), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {string} name @param {string} value */
+function writeStamp(name, value) {
+  mkdirSync(stampDir, { recursive: true });
+  writeFileSync(join(stampDir, name), value);
+}
+
+/** @param {string} dir @returns {string[]} every file under dir (none if it is missing) */
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/**
+ * @param {string[]} files
+ * @param {'content' | 'stat'} by the files' contents, or only their size and mtime (outputs)
+ */
+function fingerprint(files, by) {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(`${relative(root, file)}\0`);
+    if (!existsSync(file)) hash.update('missing\0');
+    else if (by === 'content') hash.update(readFileSync(file));
+    else {
+      const { size, mtimeMs } = statSync(file);
+      hash.update(`${size} ${mtimeMs}\0`);
+    }
+  }
+  return hash.digest('hex');
+}
+
+/** The workspace's package folders (pnpm-workspace.yaml: packages/*, test, bench). */
+function workspaceDirs() {
+  const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(root, 'packages', entry.name));
+  return [...packages, join(root, 'test'), join(root, 'bench')].filter((dir) =>
+    existsSync(join(dir, 'package.json')),
+  );
+}
+
+/**
+ * Installs the dependencies unless the lockfile, the manifests, pnpm and Node are what the last
+ * successful install had (and node_modules is there).
+ */
+export function installDependenciesIfChanged() {
+  const inputs = [
+    'package.json',
+    'pnpm-lock.yaml',
+    'pnpm-workspace.yaml',
+    '.npmrc',
+    ...workspaceDirs().map((dir) => join(relative(root, dir), 'package.json')),
+  ].map((file) => join(root, file));
+  const current = `${fingerprint(inputs, 'content')} pnpm ${pnpmVersion} node ${process.versions.modules}`;
+  if (existsSync(join(root, 'node_modules', '.modules.yaml')) && readStamp('install') === current) {
+    console.log(
+      '\n> dependencies: up to date with pnpm-lock.yaml and the manifests (pnpm install skipped)',
+    );
+    return;
+  }
+  installDependencies();
+  writeStamp('install', current);
+}
+
+/**
+ * The folders of a workspace package and of the workspace packages it depends on, dependencies
+ * first.
+ * @param {string} name
+ */
+function workspaceChain(name) {
+  /** @type {Map<string, { dir: string, deps: string[] }>} */
+  const byName = new Map();
+  for (const dir of workspaceDirs()) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const deps = Object.entries(manifest.dependencies ?? {})
+      .filter(([, range]) => String(range).startsWith('workspace:'))
+      .map(([dep]) => dep);
+    byName.set(manifest.name, { dir, deps });
+  }
+  /** @type {string[]} */
+  const chain = [];
+  /** @param {string} each */
+  const visit = (each) => {
+    const entry = byName.get(each);
+    if (entry === undefined || chain.includes(entry.dir)) return;
+    for (const dep of entry.deps) visit(dep);
+    chain.push(entry.dir);
+  };
+  visit(name);
+  return chain;
+}
+
+/**
+ * Builds a package and the workspace packages it depends on (tsc), unless their sources and build
+ * settings, TypeScript, and their dist folders are what the last successful build left.
+ * @param {string} name
+ */
+export function buildIfChanged(name) {
+  const dirs = workspaceChain(name);
+  const inputs = [
+    join(root, 'tsconfig.base.json'),
+    join(root, 'node_modules', 'typescript', 'package.json'),
+    ...dirs.flatMap((dir) => [
+      join(dir, 'package.json'),
+      join(dir, 'tsconfig.json'),
+      join(dir, 'tsconfig.build.json'),
+      ...filesUnder(join(dir, 'src')),
+    ]),
+  ];
+  const outputs = () => dirs.flatMap((dir) => filesUnder(join(dir, 'dist')));
+  const sources = fingerprint(inputs, 'content');
+  const built = dirs.every((dir) => existsSync(join(dir, 'dist')));
+  if (built && readStamp('build') === `${sources} ${fingerprint(outputs(), 'stat')}`) {
+    console.log(`\n> build: ${name} and its workspace dependencies are up to date (skipped)`);
+    return;
+  }
+  run('pnpm', ['--filter', `${name}...`, 'run', 'build']);
+  writeStamp('build', `${sources} ${fingerprint(outputs(), 'stat')}`);
 }

@@ -4,12 +4,12 @@
 import {
   ensurePnpm,
   ensureSystemPackages,
-  installDependencies,
+  installDependenciesIfChanged,
   run,
   TEST_SYSTEM_PACKAGES,
 } from './bootstrap.mjs';
 
 ensurePnpm();
 ensureSystemPackages(TEST_SYSTEM_PACKAGES);
-installDependencies();
+installDependenciesIfChanged();
 run('pnpm', ['run', 'check']);

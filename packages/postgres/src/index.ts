@@ -5,11 +5,19 @@
  * @packageDocumentation
  */
 export {
+  type DirectoryLock,
+  DirectoryLockedError,
+  LOCK_FILE_NAME,
+  type LockHolder,
+  lockDirectory,
+} from './directory-lock.js';
+export {
   ADVISORY_LOCK_KEY,
   loadMigrations,
   type Migration,
   migrate,
   migrationStatement,
 } from './migrations.js';
+export { openPGlite, PGliteOpenError } from './pglite.js';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type { SqlClient } from './sql-client.js';

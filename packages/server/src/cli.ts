@@ -4,7 +4,13 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { curlSession } from './curl-session.js';
-import { describeStore, GENERATED_SECRET_HINT, StartupError, startServer } from './server.js';
+import {
+  describeStore,
+  GENERATED_SECRET_HINT,
+  type RunningServer,
+  StartupError,
+  startServer,
+} from './server.js';
 
 const config = loadConfig(process.env);
 if (config.isErr()) {
@@ -27,8 +33,57 @@ if (auth.mode === 'dev' && auth.exposed) {
   logger.warn({ host: config.value.host }, 'the development login is exposed beyond loopback');
 }
 
+// One signal (SIGTERM, SIGINT: Ctrl-C) stops the server gracefully: it stops accepting, finishes
+// the requests in flight, closes the store (PGlite checkpoints its data and releases its lock),
+// logs it and exits 0. A second signal cuts the requests in flight (the store is still closed); a
+// third exits at once. A signal during the start stops the server as soon as it has started.
+// Started by `npm start`, the server has a process group of its own and an IPC channel to the
+// launcher, which forwards each stop once: the end of the channel (the launcher gone) is a stop.
+let server: RunningServer | undefined;
+let signals = 0;
+let stopping = false;
+
+function stopServer(running: RunningServer, force: boolean): void {
+  const closing = running.close({ force });
+  if (stopping) return;
+  stopping = true;
+  closing.then(
+    () => {
+      logger.info('stopped');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
+}
+
+function onStop(signal: string): void {
+  signals += 1;
+  if (signals === 1) {
+    logger.info(
+      { signal },
+      server === undefined
+        ? 'shutting down as soon as the start completes'
+        : 'shutting down: finishing the requests in flight',
+    );
+    if (server !== undefined) stopServer(server, false);
+  } else if (signals === 2 && server !== undefined) {
+    logger.warn({ signal }, 'second signal: cutting the requests in flight, closing the store');
+    stopServer(server, true);
+  } else {
+    logger.warn({ signal }, 'stopped at once');
+    process.exit(1);
+  }
+}
+
+process.on('SIGTERM', () => onStop('SIGTERM'));
+process.on('SIGINT', () => onStop('SIGINT'));
+if (process.channel !== undefined) process.on('disconnect', () => onStop('launcher exited'));
+
 try {
-  const server = await startServer(config.value, logger);
+  server = await startServer(config.value, logger);
   const devLogin = auth.mode === 'dev';
   const secretMadeAtStart = auth.mode === 'dev' && auth.hs256Secret === undefined;
   process.stdout.write(
@@ -52,24 +107,7 @@ try {
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing the requests in flight');
-    server.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  if (signals > 0) stopServer(server, signals > 1);
 } catch (error) {
   if (error instanceof StartupError) {
     process.stderr.write(`workforce-kit cannot start: ${error.message}\n`);

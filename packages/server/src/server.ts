@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
+import { hostname } from 'node:os';
 import {
   createMemoryStore,
   formatSeedIssues,
@@ -18,7 +18,12 @@ import {
   requestIds,
   sendProblem,
 } from '@workforce-kit/express-adapter';
-import { createPostgresStore } from '@workforce-kit/postgres';
+import {
+  createPostgresStore,
+  DirectoryLockedError,
+  openPGlite,
+  PGliteOpenError,
+} from '@workforce-kit/postgres';
 import express from 'express';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
@@ -35,12 +40,18 @@ export interface RunningServer {
   readonly store: WorkforceStore;
   /**
    * Stops accepting connections, lets the requests in flight finish (at most the request timeout
-   * and a second), then closes the store.
+   * and a second), then closes the store (which, for PGlite, checkpoints the data and releases
+   * the directory's lock). With `force`, or called again with it while closing, the requests in
+   * flight are cut at once; the store is still closed.
    */
-  close(): Promise<void>;
+  close(options?: { readonly force?: boolean }): Promise<void>;
 }
 
-/** A start that cannot go on: a bad seed file, a key file that cannot be read. */
+/**
+ * A start that cannot go on: a bad seed file, a key file that cannot be read, a port in use, a
+ * PGlite directory in use by another process or that cannot be opened. Whatever the start had
+ * opened is closed when this is thrown.
+ */
 export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
@@ -78,11 +89,13 @@ async function createStore(
   try {
     if (kind.kind === 'memory') store = createMemoryStore();
     else if (kind.kind === 'pglite') {
-      await mkdir(kind.dataDir, { recursive: true });
-      store = await createPostgresStore({
-        client: await PGlite.create(kind.dataDir),
-        ownsClient: true,
-      });
+      const db = await openPGlite(kind.dataDir);
+      try {
+        store = await createPostgresStore({ client: db, ownsClient: true });
+      } catch (error) {
+        await db.close().catch(() => {});
+        throw error;
+      }
     } else {
       const pool = new pg.Pool({
         connectionString: kind.databaseUrl,
@@ -99,7 +112,7 @@ async function createStore(
       });
     }
   } catch (error) {
-    throw new StartupError(`${describeStore(kind)} cannot be used: ${(error as Error).message}`);
+    throw new StartupError(storeProblem(kind, error));
   }
   const outcome = await store.seed(seed);
   if (outcome.isErr()) {
@@ -109,6 +122,67 @@ async function createStore(
     );
   }
   return store;
+}
+
+/** The one line that says why the store cannot be used, and what to do. */
+function storeProblem(kind: ServerConfig['store'], error: unknown): string {
+  if (kind.kind === 'pglite' && error instanceof DirectoryLockedError) {
+    const { holder } = error;
+    return holder === undefined || holder.hostname !== hostname()
+      ? `PGLITE_DIR ${kind.dataDir} cannot be used: ${error.message}`
+      : `PGLITE_DIR ${kind.dataDir} is in use by another process (pid ${holder.pid}, since ${holder.since}: ${holder.command}); only one process at a time may open it. Stop that one first, or set PGLITE_DIR to another directory.`;
+  }
+  if (kind.kind === 'pglite' && error instanceof PGliteOpenError) {
+    const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    return `PGLITE_DIR ${kind.dataDir} cannot be opened: PostgreSQL could not start on its data (${cause}). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${kind.dataDir} ${kind.dataDir}.damaged); to recover it, see "Recovering a PGlite directory" in the README.`;
+  }
+  return `${describeStore(kind)} cannot be used: ${(error as Error).message}`;
+}
+
+/** The one line that says why the server cannot listen, and what to do. */
+function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `PORT ${config.port} is already in use on ${config.host} (by another workforce-kit, or another program): stop that one, or set PORT to a free port (PORT=0 takes any).`;
+    case 'EACCES':
+      return `PORT ${config.port} on ${config.host} needs privileges this process does not have: set PORT to 1024 or above.`;
+    case 'EADDRNOTAVAIL':
+      return `HOST ${config.host} is not an address of this machine: set HOST to one (127.0.0.1, 0.0.0.0, ::).`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `HOST ${config.host} cannot be resolved: set HOST to an address (127.0.0.1, 0.0.0.0, ::).`;
+    default:
+      return `cannot listen on ${config.host}:${config.port}: ${error.message}`;
+  }
+}
+
+/**
+ * Binds the port; a port in use (or any listen error) is a StartupError with one clear line.
+ * Slow clients: headers must all arrive within HEADERS_TIMEOUT_MS, and the whole request shortly
+ * after the router's own timeout has answered it (Node then closes the connection); connections
+ * are checked every second rather than Node's default 30, and at most MAX_CONNECTIONS are served.
+ */
+async function listen(app: express.Express, config: ServerConfig): Promise<Server> {
+  const server = createHttpServer(
+    {
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
+      requestTimeout: config.requestTimeoutMs + 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
+  server.maxConnections = config.maxConnections;
+  server.listen(config.port, config.host);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    server.close();
+    throw new StartupError(listenProblem(config, error as NodeJS.ErrnoException));
+  }
+  return server;
 }
 
 /** The store as the banner and errors name it (a database URL without its password). */
@@ -178,7 +252,9 @@ async function verifierFor(config: ServerConfig, devSecret: string): Promise<Acc
  *
  * @param config - from {@link loadConfig}
  * @param logger - where JSON logs go (pino); each request's lines carry its `requestId`
- * @throws StartupError for a seed or key that cannot be used
+ * @throws StartupError for a seed or key that cannot be used, a port in use, a PGlite directory in
+ *   use or that cannot be opened; whatever was opened is closed first. The port is bound before
+ *   the store is opened, so a port in use opens no store (and locks no PGlite directory).
  * @example
  * ```ts
  * const server = await startServer(loadConfig(process.env)._unsafeUnwrap());
@@ -196,7 +272,6 @@ export async function startServer(
       ? (config.auth.hs256Secret ?? randomBytes(32).toString('base64url'))
       : '';
   const auth = await verifierFor(config, devSecret);
-  const store = await createStore(config, seed, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -205,18 +280,37 @@ export async function startServer(
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
-    const ping = await store.ping();
-    if (ping.isOk()) res.json({ status: 'ready' });
-    else {
-      sendProblem(res, {
-        code: 'STORAGE_UNAVAILABLE',
-        detail: 'The store cannot be reached.',
-        headers: { 'Retry-After': '1' },
-      });
+  // The port is bound before the store opens: a port in use opens nothing (no store, no lock).
+  // Until the store is open, everything but /healthz is a 503 to retry.
+  let started = false;
+  app.use((_req, res, next) => {
+    if (started) {
+      next();
+      return;
     }
+    sendProblem(res, {
+      code: 'STORAGE_UNAVAILABLE',
+      detail: 'The server is starting: the store is not open yet.',
+      headers: { 'Retry-After': '1' },
+    });
   });
+  const server = await listen(app, config);
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 
+  let store: WorkforceStore;
+  try {
+    store = await createStore(config, seed, logger);
+  } catch (error) {
+    await closeServer();
+    throw error;
+  }
   const router = createRouter({
     store,
     auth,
@@ -229,29 +323,25 @@ export async function startServer(
     requestTimeoutMs: config.requestTimeoutMs,
     onEvent: (event) => logger.info({ event }, 'domain event'),
   });
-  await router.ready;
+  try {
+    await router.ready;
+  } catch (error) {
+    await store.close();
+    await closeServer();
+    throw error;
+  }
 
-  const server = createHttpServer(
-    {
-      // Slow clients: headers must all arrive within HEADERS_TIMEOUT_MS, and the whole request
-      // shortly after the router's own timeout has answered it (Node closes the connection).
-      // Connections are checked every second rather than Node's default 30.
-      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
-      requestTimeout: config.requestTimeoutMs + 1000,
-      connectionsCheckingInterval: 1000,
-    },
-    app,
-  );
-  server.maxConnections = config.maxConnections;
-  server.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
+  app.get('/readyz', async (_req, res) => {
+    const ping = await store.ping();
+    if (ping.isOk()) res.json({ status: 'ready' });
+    else {
+      sendProblem(res, {
+        code: 'STORAGE_UNAVAILABLE',
+        detail: 'The store cannot be reached.',
+        headers: { 'Retry-After': '1' },
+      });
+    }
   });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-
   if (config.auth.mode === 'dev') {
     app.use(
       createDevLogin({
@@ -269,12 +359,14 @@ export async function startServer(
   });
   app.use(problemHandler({ logger }));
 
+  started = true;
+
   let closing: Promise<void> | undefined;
   return {
     url,
     seed,
     store,
-    close() {
+    close(options) {
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(
           () => server.closeAllConnections(),
@@ -286,6 +378,7 @@ export async function startServer(
         });
         server.closeIdleConnections();
       }).then(() => store.close());
+      if (options?.force) server.closeAllConnections();
       return closing;
     },
   };

@@ -1,0 +1,182 @@
+// lockDirectory, with real processes and real signals: the lock that keeps a second process off a
+// PGlite directory. A holder that runs (even one whose thread is blocked, as PGlite's engine
+// blocks it) is never judged gone; one that is gone (SIGKILL, a reused pid, a restarted machine)
+// is taken over at once; several processes taking over one stale lock at once: exactly one wins.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DirectoryLockedError,
+  LOCK_FILE_NAME,
+  type LockHolder,
+  lockDirectory,
+} from '@workforce-kit/postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const holdLock = fileURLToPath(new URL('../support/hold-lock.ts', import.meta.url));
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function freshDir(): string {
+  const dir = join(tmpdir(), `workforce-kit-lock-${randomUUID()}`);
+  mkdirSync(dir);
+  return dir;
+}
+
+interface Holder {
+  readonly child: ChildProcess;
+  /** The first line it printed: whether it holds the lock. */
+  readonly answer: Promise<{ held: boolean; pid?: number; error?: string }>;
+  readonly exited: Promise<void>;
+}
+
+function holder(dir: string, ...args: string[]): Holder {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@workforce-kit/source', holdLock, dir, ...args],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(child);
+  let out = '';
+  const answer = new Promise<{ held: boolean; pid?: number; error?: string }>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line !== undefined) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before answering`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, answer, exited };
+}
+
+const lockFileOf = (dir: string) => join(dir, LOCK_FILE_NAME);
+const readHolder = (dir: string) => JSON.parse(readFileSync(lockFileOf(dir), 'utf8')) as LockHolder;
+
+function lockError(dir: string): DirectoryLockedError {
+  try {
+    lockDirectory(dir).release();
+  } catch (error) {
+    if (error instanceof DirectoryLockedError) return error;
+    throw error;
+  }
+  throw new Error(`${dir} was not locked`);
+}
+
+describe('lockDirectory', () => {
+  it('refuses a second process, naming the holder, and lets the next one in once it released', async () => {
+    const dir = freshDir();
+    const first = holder(dir);
+    expect(await first.answer).toMatchObject({ held: true });
+    const pid = first.child.pid as number;
+
+    const second = holder(dir);
+    const refused = await second.answer;
+    expect(refused.held).toBe(false);
+    expect(refused.error).toContain(`${dir} is in use by process ${pid} on `);
+    expect(refused.error).toContain('only one process may open it');
+    expect(lockError(dir).holder?.pid).toBe(pid);
+
+    first.child.kill('SIGTERM');
+    await first.exited;
+    expect(existsSync(lockFileOf(dir))).toBe(false);
+    const lock = lockDirectory(dir);
+    expect(readHolder(dir).pid).toBe(process.pid);
+    lock.release();
+    expect(existsSync(lockFileOf(dir))).toBe(false);
+  }, 30_000);
+
+  it('takes over the lock of a process killed with SIGKILL at once, with no timeout', async () => {
+    const dir = freshDir();
+    const killed = holder(dir);
+    expect(await killed.answer).toMatchObject({ held: true });
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(readHolder(dir).pid).toBe(killed.child.pid);
+
+    const started = performance.now();
+    const lock = lockDirectory(dir);
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(readHolder(dir).pid).toBe(process.pid);
+    lock.release();
+  }, 30_000);
+
+  it('never judges a holder gone while its thread is blocked (as PGlite blocks it)', async () => {
+    const dir = freshDir();
+    const busy = holder(dir, 'busy', '4000');
+    expect(await busy.answer).toMatchObject({ held: true });
+    const until = Date.now() + 3000;
+    let refusals = 0;
+    while (Date.now() < until) {
+      expect(lockError(dir).holder?.pid).toBe(busy.child.pid);
+      refusals++;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(refusals).toBeGreaterThan(5);
+  }, 30_000);
+
+  it('takes over a lock whose pid now belongs to a later process, or that is from before a restart', async () => {
+    const runningDir = freshDir();
+    const running = holder(runningDir);
+    expect(await running.answer).toMatchObject({ held: true });
+    const current = readHolder(runningDir);
+    for (const stale of [
+      { ...current, id: randomUUID(), processStart: '1' },
+      { ...current, id: randomUUID(), bootId: randomUUID() },
+    ]) {
+      const dir = freshDir();
+      writeFileSync(lockFileOf(dir), JSON.stringify(stale));
+      const lock = lockDirectory(dir);
+      expect(readHolder(dir).pid).toBe(process.pid);
+      lock.release();
+    }
+  }, 30_000);
+
+  it('never takes over the lock of a process on another host, and says what to do', () => {
+    const dir = freshDir();
+    const remote: LockHolder = {
+      id: randomUUID(),
+      pid: 1,
+      hostname: `elsewhere-${randomUUID()}`,
+      since: new Date().toISOString(),
+      command: 'workforce-kit',
+    };
+    writeFileSync(lockFileOf(dir), JSON.stringify(remote));
+    const error = lockError(dir);
+    expect(error.message).toContain(`another host whose processes this one cannot check`);
+    expect(error.message).toContain(`delete ${lockFileOf(dir)}`);
+    expect(readHolder(dir).id).toBe(remote.id);
+  });
+
+  it('refuses a second lock of one directory in this process', () => {
+    const dir = freshDir();
+    const lock = lockDirectory(dir);
+    expect(lockError(dir).message).toContain('already open in this process');
+    lock.release();
+    lockDirectory(dir).release();
+  });
+
+  it('lets exactly one of several processes take over one stale lock at once', async () => {
+    const dir = freshDir();
+    const killed = holder(dir);
+    expect(await killed.answer).toMatchObject({ held: true });
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+
+    const at = String(Date.now() + 4000);
+    const racers = Array.from({ length: 5 }, () => holder(dir, 'race', at));
+    const answers = await Promise.all(racers.map((racer) => racer.answer));
+    expect(answers.filter((answer) => answer.held)).toHaveLength(1);
+    const winner = answers.find((answer) => answer.held)?.pid;
+    expect(readHolder(dir).pid).toBe(winner);
+    for (const answer of answers.filter((each) => !each.held)) {
+      expect(answer.error).toContain(`in use by process ${winner}`);
+    }
+  }, 30_000);
+});
