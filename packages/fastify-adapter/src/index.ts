@@ -24,7 +24,9 @@ export {
   type WindowCount,
   type WindowCounter,
 } from '@workforce-kit/http';
+export { problemErrorHandler, requestIdOf, requestIds, sendProblem } from './host-helpers.js';
 export {
+  hasUndecodablePath,
   rewriteUrl,
   type WorkforceKitOptions,
   workforceKit,

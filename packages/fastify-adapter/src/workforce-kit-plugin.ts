@@ -19,7 +19,6 @@ import {
   RETRY_AFTER_SECONDS,
   RequestDeadlines,
   redactedUrl,
-  requestIdFrom,
   requestSchemas,
   validationProblem,
 } from '@workforce-kit/http';
@@ -32,6 +31,7 @@ import type {
   HTTPMethods,
   onRequestHookHandler,
 } from 'fastify';
+import { requestIdOf } from './host-helpers.js';
 
 /** Options of {@link workforceKit}: those of every adapter, documented on `ApiOptions`. */
 export type WorkforceKitOptions = ApiOptions;
@@ -96,6 +96,14 @@ export function rewriteUrl(req: IncomingMessage): string {
     .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
     .join('/');
   return query < 0 ? escaped : `${escaped}${url.slice(query)}`;
+}
+
+/**
+ * Whether a segment of the request's path did not percent-decode (and {@link rewriteUrl} took it
+ * literally), for a host route to refuse it as the plugin does.
+ */
+export function hasUndecodablePath(request: FastifyRequest): boolean {
+  return (request.raw as MarkedRequest)[UNDECODABLE] !== undefined;
 }
 
 /** The constrained path parameter of a request that did not percent-decode, if any. */
@@ -233,10 +241,10 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
 
   /** Every request of the plugin's routes: its id, headers, deadline and log line. */
   fastify.addHook('onRequest', async (request, reply) => {
-    const state = new RequestState(requestIdFrom(request.headers['x-request-id']), api.logger);
+    // The id the host gave the request (its requestIds hook), else one of the plugin's.
+    const state = new RequestState(requestIdOf(request, reply), api.logger);
     request.workforceKit = state;
     reply.headers({
-      'X-Request-Id': state.requestId,
       // Answers carry personal data (employees) and are never to be cached or sniffed.
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',

@@ -42,6 +42,8 @@ export type AuthConfig =
 
 /** The reference server's configuration, read from the environment by {@link loadConfig}. */
 export interface ServerConfig {
+  /** The web framework the server runs on: the same API and answers either way. */
+  readonly httpFramework: 'express' | 'fastify';
   readonly port: number;
   readonly host: string;
   readonly store: StoreConfig;
@@ -71,6 +73,9 @@ const optionalText = z
   .optional();
 
 const environment = z.object({
+  HTTP_FRAMEWORK: z
+    .enum(['express', 'fastify'], { message: 'HTTP_FRAMEWORK must be express or fastify' })
+    .default('express'),
   PORT: z.coerce
     .number({ message: 'PORT must be a number' })
     .int('PORT must be a whole number')
@@ -209,6 +214,7 @@ export function loadConfig(
   return authConfig(values)
     .map(
       (auth): ServerConfig => ({
+        httpFramework: values.HTTP_FRAMEWORK,
         port: values.PORT,
         host: values.HOST,
         store: store.value,

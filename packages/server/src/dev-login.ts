@@ -1,15 +1,19 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SeedClient } from '@workforce-kit/core';
-import { type ProblemOccurrence, requestIds, sendProblem } from '@workforce-kit/express-adapter';
-import express, { type Request, type Response, type Router } from 'express';
+import type { ProblemOccurrence } from '@workforce-kit/http';
 import { SignJWT } from 'jose';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
+import { type HostAnswer, type HostRequest, type HostRoute, json } from './host-routes.js';
 
 /** The path of the development token endpoint (docs/contract.md). */
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 /** Lifetime of a development token. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
+/** The largest login body, in bytes, as sent and once inflated. */
+export const LOGIN_BODY_LIMIT = 4096;
 /** Wrong logins allowed per 15 minutes, per client id and per client address, before 429. */
 export const WRONG_LOGINS_PER_15_MINUTES = { perClient: 10, perAddress: 30 } as const;
 
@@ -39,9 +43,58 @@ const PLATFORM_STYLE =
 const OAUTH_STYLE =
   'or the OAuth 2.0 form grant_type=client_credentials (application/x-www-form-urlencoded)';
 
-/** The media type of a Content-Type header, lower case, without its parameters. */
-function mediaTypeOf(header: string | undefined): string | undefined {
-  return header?.split(';')[0]?.trim().toLowerCase();
+/** Every answer of the login: tokens are never to be cached. */
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+function answerProblem(occurrence: ProblemOccurrence): HostAnswer {
+  return { problem: { ...occurrence, headers: { ...NO_STORE, ...occurrence.headers } } };
+}
+
+function answerJson(body: unknown): HostAnswer {
+  return { ...json(body), headers: NO_STORE } as HostAnswer;
+}
+
+/** The media type of a Content-Type header, lower case, and the charset it names, if any. */
+function mediaTypeOf(header: string | undefined): { type: string; charset: string | undefined } {
+  const [type = '', ...parameters] = (header ?? '')
+    .split(';')
+    .map((part) => part.trim().toLowerCase());
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replaceAll('"', '');
+  return { type, charset };
+}
+
+const UNSUPPORTED_ENCODING: ProblemOccurrence = {
+  code: 'UNSUPPORTED_MEDIA_TYPE',
+  detail: 'The body encoding is not supported.',
+};
+
+const INFLATERS = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync } as const;
+
+/**
+ * The text of a body: inflated as its `Content-Encoding` says (gzip, deflate, br; at most the
+ * login's limit), in UTF-8 (the one charset taken), or the problem that answers it.
+ */
+function bodyText(headers: IncomingHttpHeaders, raw: Buffer | undefined): string | HostAnswer {
+  const { charset } = mediaTypeOf(headers['content-type']);
+  if (charset !== undefined && charset !== 'utf-8') return answerProblem(UNSUPPORTED_ENCODING);
+  const encoding = headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+  const bytes = raw ?? Buffer.alloc(0);
+  if (encoding === 'identity') return bytes.toString('utf8');
+  if (!Object.hasOwn(INFLATERS, encoding)) return answerProblem(UNSUPPORTED_ENCODING);
+  try {
+    const inflate = INFLATERS[encoding as keyof typeof INFLATERS];
+    return inflate(bytes, { maxOutputLength: LOGIN_BODY_LIMIT }).toString('utf8');
+  } catch (error) {
+    return (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+      ? answerProblem({ code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is too large.' })
+      : answerProblem({
+          code: 'MALFORMED_JSON',
+          detail: 'The request body cannot be read as its Content-Encoding says.',
+        });
+  }
 }
 
 function digest(value: string): Buffer {
@@ -60,8 +113,9 @@ function authenticate(
 }
 
 /** Credentials sent as HTTP Basic (RFC 6749 2.3.1): absent, malformed, or the id and secret. */
-function basicCredentials(req: Request): { id: string; secret: string } | 'malformed' | undefined {
-  const header = req.headers.authorization;
+function basicCredentials(
+  header: string | undefined,
+): { id: string; secret: string } | 'malformed' | undefined {
   if (header === undefined) return undefined;
   const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header);
   if (match?.[1] === undefined) return 'malformed';
@@ -85,8 +139,11 @@ function basicCredentials(req: Request): { id: string; secret: string } | 'malfo
 function oauthProblem(
   occurrence: ProblemOccurrence,
   error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type',
-): ProblemOccurrence {
-  return { ...occurrence, extensions: { error, error_description: occurrence.detail } };
+): HostAnswer {
+  return answerProblem({
+    ...occurrence,
+    extensions: { error, error_description: occurrence.detail },
+  });
 }
 
 /**
@@ -96,11 +153,10 @@ function oauthProblem(
  * OAuth 2.0 client-credentials form (RFC 6749), so that the API reference page can log in. The
  * clients, their secrets, scopes and restaurants are the seed's. Every error is problem details,
  * as the API's are (with OAuth's `error` member for the form); wrong logins are throttled per
- * client id and per client address ({@link WRONG_LOGINS_PER_15_MINUTES}). A body the parsers
- * refuse is passed on to the app's error handler (`problemHandler`). For development only: the
- * server enables it with `AUTH_MODE=dev`.
+ * client id and per client address ({@link WRONG_LOGINS_PER_15_MINUTES}). A route of the
+ * reference server, for either framework; it enables it with `AUTH_MODE=dev`.
  */
-export function createDevLogin(options: DevLoginOptions): Router {
+export function devLoginRoutes(options: DevLoginOptions): HostRoute[] {
   const sign = (client: SeedClient) =>
     new SignJWT({
       scope: client.scopes.join(' '),
@@ -127,8 +183,8 @@ export function createDevLogin(options: DevLoginOptions): Router {
   });
   const knownClients = new Set(options.clients.map((client) => client.clientId));
   /** The throttles of a login: its address, and its client id when it names a client. */
-  const throttles = (req: Request, clientId: string) => {
-    const byAddress = { limiter: wrongByAddress, key: req.socket.remoteAddress ?? 'unknown' };
+  const throttles = (request: HostRequest, clientId: string) => {
+    const byAddress = { limiter: wrongByAddress, key: request.address ?? 'unknown' };
     // Unknown client ids count against the address only: they cannot grow the client table.
     return knownClients.has(clientId)
       ? [byAddress, { limiter: wrongByClient, key: clientId }]
@@ -136,9 +192,9 @@ export function createDevLogin(options: DevLoginOptions): Router {
   };
 
   /** Seconds until this login may be tried again, or 0 when it is not throttled. */
-  async function throttled(req: Request, clientId: string): Promise<number> {
+  async function throttled(request: HostRequest, clientId: string): Promise<number> {
     let wait = 0;
-    for (const { limiter, key } of throttles(req, clientId)) {
+    for (const { limiter, key } of throttles(request, clientId)) {
       const state = await limiter.get(key);
       if (state !== null && state.remainingPoints <= 0) {
         wait = Math.max(wait, Math.ceil(state.msBeforeNext / 1000));
@@ -147,68 +203,66 @@ export function createDevLogin(options: DevLoginOptions): Router {
     return wait;
   }
 
-  async function countWrongLogin(req: Request, clientId: string): Promise<void> {
-    for (const { limiter, key } of throttles(req, clientId)) {
+  async function countWrongLogin(request: HostRequest, clientId: string): Promise<void> {
+    for (const { limiter, key } of throttles(request, clientId)) {
       await limiter.consume(key).catch((refusal: unknown) => {
         if (!(refusal instanceof RateLimiterRes)) throw refusal;
       });
     }
   }
 
-  /** Authenticates the credentials, or answers why not; `undefined` when answered. */
+  /** The client of the credentials, or the answer why not. */
   async function clientFor(
-    req: Request,
-    res: Response,
+    request: HostRequest,
     clientId: string,
     secret: string,
     oauth: boolean,
-  ): Promise<SeedClient | undefined> {
-    const wait = await throttled(req, clientId);
+  ): Promise<SeedClient | HostAnswer> {
+    const wait = await throttled(request, clientId);
     if (wait > 0) {
-      sendProblem(res, {
+      return answerProblem({
         code: 'RATE_LIMITED',
         detail: `Too many wrong logins; retry in ${wait} s.`,
         headers: { 'Retry-After': String(wait) },
       });
-      return undefined;
     }
     const client = authenticate(options.clients, clientId, secret);
-    if (client === undefined) {
-      await countWrongLogin(req, clientId);
-      const problem: ProblemOccurrence = {
-        code: 'INVALID_CLIENT',
-        detail: 'The client id or secret is wrong.',
-        ...(oauth ? { headers: { 'WWW-Authenticate': 'Basic realm="workforce-kit"' } } : {}),
-      };
-      sendProblem(res, oauth ? oauthProblem(problem, 'invalid_client') : problem);
-    }
-    return client;
+    if (client !== undefined) return client;
+    await countWrongLogin(request, clientId);
+    const refusal: ProblemOccurrence = {
+      code: 'INVALID_CLIENT',
+      detail: 'The client id or secret is wrong.',
+      ...(oauth ? { headers: { 'WWW-Authenticate': 'Basic realm="workforce-kit"' } } : {}),
+    };
+    return oauth ? oauthProblem(refusal, 'invalid_client') : answerProblem(refusal);
   }
 
-  async function oauthLogin(req: Request, res: Response): Promise<void> {
-    const form = oauthForm.safeParse(req.body);
+  async function oauthLogin(request: HostRequest, text: string): Promise<HostAnswer> {
+    const form = oauthForm.safeParse(Object.fromEntries(new URLSearchParams(text)));
     if (!form.success) {
-      const problem: ProblemOccurrence = {
-        code: 'VALIDATION_FAILED',
-        detail: `The form needs grant_type=client_credentials. ${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
-      };
-      sendProblem(res, oauthProblem(problem, 'unsupported_grant_type'));
-      return;
+      return oauthProblem(
+        {
+          code: 'VALIDATION_FAILED',
+          detail: `The form needs grant_type=client_credentials. ${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
+        },
+        'unsupported_grant_type',
+      );
     }
-    const basic = basicCredentials(req);
+    const basic = basicCredentials(request.headers.authorization);
     if (basic === 'malformed') {
-      const problem: ProblemOccurrence = {
-        code: 'VALIDATION_FAILED',
-        detail: 'The Authorization header is not HTTP Basic credentials of a client.',
-      };
-      sendProblem(res, oauthProblem(problem, 'invalid_request'));
-      return;
+      return oauthProblem(
+        {
+          code: 'VALIDATION_FAILED',
+          detail: 'The Authorization header is not HTTP Basic credentials of a client.',
+        },
+        'invalid_request',
+      );
     }
     const id = basic?.id ?? form.data.client_id ?? '';
     const secret = basic?.secret ?? form.data.client_secret ?? '';
-    const client = await clientFor(req, res, id, secret, true);
-    if (client === undefined) return;
-    res.json({
+    const client = await clientFor(request, id, secret, true);
+    if (!('clientId' in client)) return client;
+    return answerJson({
       access_token: await sign(client),
       token_type: 'Bearer',
       expires_in: TOKEN_LIFETIME_SECONDS,
@@ -216,10 +270,19 @@ export function createDevLogin(options: DevLoginOptions): Router {
     });
   }
 
-  async function platformStyleLogin(req: Request, res: Response): Promise<void> {
-    const login = platformLogin.safeParse(req.body);
+  async function platformStyleLogin(request: HostRequest, text: string): Promise<HostAnswer> {
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      return answerProblem({
+        code: 'MALFORMED_JSON',
+        detail: 'The request body is not valid JSON.',
+      });
+    }
+    const login = platformLogin.safeParse(body);
     if (!login.success) {
-      sendProblem(res, {
+      return answerProblem({
         code: 'VALIDATION_FAILED',
         detail: `${PLATFORM_STYLE}.`,
         errors: login.error.issues.map((issue) => ({
@@ -227,12 +290,11 @@ export function createDevLogin(options: DevLoginOptions): Router {
           message: issue.message,
         })),
       });
-      return;
     }
     const { clientId, clientSecret } = login.data;
-    const client = await clientFor(req, res, clientId, clientSecret, false);
-    if (client === undefined) return;
-    res.json({
+    const client = await clientFor(request, clientId, clientSecret, false);
+    if (!('clientId' in client)) return client;
+    return answerJson({
       token: {
         tokenType: 'Bearer',
         accessToken: await sign(client),
@@ -243,40 +305,35 @@ export function createDevLogin(options: DevLoginOptions): Router {
     });
   }
 
-  const router = express.Router();
-  router.post(
-    LOGIN_PATH,
-    requestIds(),
-    (_req, res, next) => {
-      res.set('Cache-Control', 'no-store');
-      next();
+  return [
+    {
+      method: 'POST',
+      path: LOGIN_PATH,
+      bodyLimit: LOGIN_BODY_LIMIT,
+      handle: (request) => {
+        const { type } = mediaTypeOf(request.headers['content-type']);
+        if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
+          return answerProblem({
+            code: 'UNSUPPORTED_MEDIA_TYPE',
+            detail: `${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
+          });
+        }
+        const text = bodyText(request.headers, request.body);
+        if (typeof text !== 'string') return text;
+        return type === 'application/json'
+          ? platformStyleLogin(request, text)
+          : oauthLogin(request, text);
+      },
     },
-    express.json({ limit: 4096 }),
-    express.urlencoded({ limit: 4096, extended: false }),
-    (req, res, next) => {
-      const mediaType = mediaTypeOf(req.headers['content-type']);
-      const answer =
-        mediaType === 'application/json'
-          ? platformStyleLogin(req, res)
-          : mediaType === 'application/x-www-form-urlencoded'
-            ? oauthLogin(req, res)
-            : undefined;
-      if (answer === undefined) {
-        sendProblem(res, {
-          code: 'UNSUPPORTED_MEDIA_TYPE',
-          detail: `${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
-        });
-        return;
-      }
-      answer.catch(next);
+    {
+      method: 'ALL',
+      path: LOGIN_PATH,
+      handle: () =>
+        answerProblem({
+          code: 'METHOD_NOT_ALLOWED',
+          detail: 'Log in with POST.',
+          headers: { Allow: 'POST' },
+        }),
     },
-  );
-  router.all(LOGIN_PATH, (_req, res) => {
-    sendProblem(res, {
-      code: 'METHOD_NOT_ALLOWED',
-      detail: 'Log in with POST.',
-      headers: { Allow: 'POST' },
-    });
-  });
-  return router;
+  ];
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openapiDocument } from '@workforce-kit/types';
-import express, { type Router } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { stringify } from 'yaml';
+import type { HostAnswer, HostRoute } from './host-routes.js';
 
 /** The files of swagger-ui-dist the page uses, with their media types; nothing else is served. */
 const ASSETS = {
@@ -55,43 +55,57 @@ export function servedDocument(baseUrl: string): Record<string, unknown> {
   return document;
 }
 
+const NOT_FOUND: HostAnswer = {
+  problem: { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' },
+};
+
 /**
  * The interactive API reference at `/docs` (Swagger UI, its three assets read from
  * swagger-ui-dist once, at start: it works with no internet), the spec at `/openapi.yaml` and
- * `/openapi.json`. Any other path under `/docs` is left to the host (a 404).
+ * `/openapi.json`, naming `baseUrl()` (the server's address, known once it listens). Any other
+ * asset is a 404.
  */
-export function createDocs(baseUrl: string): Router {
-  const document = servedDocument(baseUrl);
-  const yamlText = stringify(document);
-  const jsonText = JSON.stringify(document);
+export function docsRoutes(baseUrl: () => string): HostRoute[] {
   const folder = getAbsoluteFSPath();
-  const assets = new Map(
+  const assets = new Map<string, HostAnswer>(
     Object.entries(ASSETS).map(([name, type]) => [
       name,
-      { type, body: readFileSync(join(folder, name)) },
+      {
+        status: 200,
+        type,
+        body: readFileSync(join(folder, name)),
+        headers: { 'Cache-Control': 'public, max-age=3600' },
+      },
     ]),
   );
-  const router = express.Router();
-  router.get('/docs', (_req, res) => {
-    res.type('html').send(PAGE);
-  });
-  router.get('/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send(INIT);
-  });
-  router.get('/docs/assets/:name', (req, res, next) => {
-    const asset = assets.get(req.params.name);
-    if (asset === undefined) {
-      next();
-      return;
+  let served: { readonly yaml: HostAnswer; readonly json: HostAnswer } | undefined;
+  const spec = () => {
+    if (served === undefined) {
+      const document = servedDocument(baseUrl());
+      served = {
+        yaml: { status: 200, type: 'application/yaml', body: stringify(document) },
+        json: { status: 200, type: 'application/json', body: JSON.stringify(document) },
+      };
     }
-    res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.type(asset.type).send(asset.body);
-  });
-  router.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(yamlText);
-  });
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(jsonText);
-  });
-  return router;
+    return served;
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/docs',
+      handle: () => ({ status: 200, type: 'text/html; charset=utf-8', body: PAGE }),
+    },
+    {
+      method: 'GET',
+      path: '/docs/init.js',
+      handle: () => ({ status: 200, type: 'application/javascript; charset=utf-8', body: INIT }),
+    },
+    {
+      method: 'GET',
+      path: '/docs/assets/:name',
+      handle: ({ param }) => (param === undefined ? undefined : assets.get(param)) ?? NOT_FOUND,
+    },
+    { method: 'GET', path: '/openapi.yaml', handle: () => spec().yaml },
+    { method: 'GET', path: '/openapi.json', handle: () => spec().json },
+  ];
 }

@@ -14,11 +14,13 @@ export {
 } from './config.js';
 export { curlSession } from './curl-session.js';
 export {
-  createDevLogin,
   type DevLoginOptions,
+  devLoginRoutes,
+  LOGIN_BODY_LIMIT,
   LOGIN_PATH,
   TOKEN_LIFETIME_SECONDS,
   WRONG_LOGINS_PER_15_MINUTES,
 } from './dev-login.js';
-export { createDocs, servedDocument } from './docs.js';
+export { docsRoutes, servedDocument } from './docs.js';
+export type { HostAnswer, HostRequest, HostRoute } from './host-routes.js';
 export { describeStore, type RunningServer, StartupError, startServer } from './server.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import {
@@ -10,26 +10,21 @@ import {
   type Seed,
   type WorkforceStore,
 } from '@workforce-kit/core';
-import {
-  type AccessTokenVerifier,
-  createJwtVerifier,
-  createRouter,
-  problemHandler,
-  requestIds,
-  sendProblem,
-} from '@workforce-kit/express-adapter';
+import { type AccessTokenVerifier, createJwtVerifier } from '@workforce-kit/express-adapter';
 import {
   createPostgresStore,
   DirectoryLockedError,
   openPGlite,
   PGliteOpenError,
 } from '@workforce-kit/postgres';
-import express from 'express';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
-import { createDevLogin } from './dev-login.js';
-import { createDocs } from './docs.js';
+import { devLoginRoutes } from './dev-login.js';
+import { docsRoutes } from './docs.js';
+import { type AppParts, expressApp } from './express-app.js';
+import { fastifyApp } from './fastify-app.js';
+import { healthRoutes } from './host-routes.js';
 
 /** A running reference server. */
 export interface RunningServer {
@@ -157,32 +152,86 @@ function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): stri
 }
 
 /**
- * Binds the port; a port in use (or any listen error) is a StartupError with one clear line.
- * Slow clients: headers must all arrive within HEADERS_TIMEOUT_MS, and the whole request shortly
- * after the router's own timeout has answered it (Node then closes the connection); connections
- * are checked every second rather than Node's default 30, and at most MAX_CONNECTIONS are served.
+ * The HTTP server the app serves on. Slow clients: headers must all arrive within
+ * HEADERS_TIMEOUT_MS, and the whole request shortly after the API's own timeout has answered it
+ * (Node then closes the connection); connections are checked every second rather than Node's
+ * default 30, and at most MAX_CONNECTIONS are served.
  */
-async function listen(app: express.Express, config: ServerConfig): Promise<Server> {
-  const server = createHttpServer(
-    {
-      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
-      requestTimeout: config.requestTimeoutMs + 1000,
-      connectionsCheckingInterval: 1000,
-    },
-    app,
-  );
+function httpServer(config: ServerConfig, handler?: RequestListener): Server {
+  const options = {
+    headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
+    requestTimeout: config.requestTimeoutMs + 1000,
+    connectionsCheckingInterval: 1000,
+  };
+  const server =
+    handler === undefined ? createHttpServer(options) : createHttpServer(options, handler);
   server.maxConnections = config.maxConnections;
-  server.listen(config.port, config.host);
+  return server;
+}
+
+/**
+ * Builds the app on the configured framework and binds the port; a port in use (or any listen
+ * error) is a StartupError with one clear line.
+ */
+async function listen(parts: AppParts, config: ServerConfig): Promise<Server> {
+  let server: Server | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
+    if (config.httpFramework === 'fastify') {
+      const app = await fastifyApp(parts, (handler) => {
+        server = httpServer(config, handler);
+        return server;
+      });
+      await app.listen({ port: config.port, host: config.host });
+    } else {
+      server = httpServer(config, expressApp(parts));
+      const listening = server;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('listening', resolve);
+        listening.once('error', reject);
+        listening.listen(config.port, config.host);
+      });
+    }
   } catch (error) {
-    server.close();
+    server?.close();
     throw new StartupError(listenProblem(config, error as NodeJS.ErrnoException));
   }
+  if (server === undefined) throw new StartupError('the HTTP server was not created');
   return server;
+}
+
+/**
+ * The API's store while the real one opens: calls go to it once it is open (the start gate answers
+ * every request before then).
+ */
+function deferredStore(): {
+  readonly current: WorkforceStore;
+  open(store: WorkforceStore): void;
+} {
+  let real: WorkforceStore | undefined;
+  const opened = (): WorkforceStore => {
+    if (real === undefined) throw new Error('the store is not open yet');
+    return real;
+  };
+  return {
+    current: {
+      employees: {
+        find: (restaurant, id) => opened().employees.find(restaurant, id),
+        write: (change) => opened().employees.write(change),
+      },
+      shifts: {
+        find: (restaurant, id) => opened().shifts.find(restaurant, id),
+        write: (change) => opened().shifts.write(change),
+      },
+      restaurants: { findByGuid: (guid) => opened().restaurants.findByGuid(guid) },
+      events: { list: (restaurant) => opened().events.list(restaurant) },
+      seed: (seed) => opened().seed(seed),
+      ping: () => opened().ping(),
+      close: () => opened().close(),
+    },
+    open(store) {
+      real = store;
+    },
+  };
 }
 
 /** The store as the banner and errors name it (a database URL without its password). */
@@ -273,99 +322,63 @@ export async function startServer(
       : '';
   const auth = await verifierFor(config, devSecret);
 
-  const app = express();
-  app.disable('x-powered-by');
-  // Every response carries an X-Request-Id, and every error is problem details under it.
-  app.use(requestIds());
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
   // The port is bound before the store opens: a port in use opens nothing (no store, no lock).
-  // Until the store is open, everything but /healthz is a 503 to retry.
+  // Until the store is open, everything but /healthz is a 503 to retry; the API's store is this
+  // one's until then.
+  const store = deferredStore();
   let started = false;
-  app.use((_req, res, next) => {
-    if (started) {
-      next();
-      return;
-    }
-    sendProblem(res, {
-      code: 'STORAGE_UNAVAILABLE',
-      detail: 'The server is starting: the store is not open yet.',
-      headers: { 'Retry-After': '1' },
-    });
-  });
-  const server = await listen(app, config);
+  let url = '';
+  const parts: AppParts = {
+    routes: [
+      ...healthRoutes(() => store.current),
+      ...(config.auth.mode === 'dev'
+        ? devLoginRoutes({
+            clients: seed.clients,
+            secret: new TextEncoder().encode(devSecret),
+            issuer: config.auth.issuer,
+            audience: config.auth.audience,
+          })
+        : []),
+      ...docsRoutes(() => url),
+    ],
+    api: {
+      store: store.current,
+      auth,
+      logger,
+      rateLimit: {
+        perSecond: config.rateLimitPerSecond,
+        per15Minutes: config.rateLimitPer15Minutes,
+        maxKeys: config.rateLimitMaxKeys,
+      },
+      requestTimeoutMs: config.requestTimeoutMs,
+      onEvent: (event) => logger.info({ event }, 'domain event'),
+    },
+    started: () => started,
+    logger,
+  };
+  const server = await listen(parts, config);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-  const closeServer = () =>
-    new Promise<void>((resolve) => {
+  url = `http://${host}:${port}`;
+
+  let opened: WorkforceStore;
+  try {
+    opened = await createStore(config, seed, logger);
+  } catch (error) {
+    await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
-
-  let store: WorkforceStore;
-  try {
-    store = await createStore(config, seed, logger);
-  } catch (error) {
-    await closeServer();
     throw error;
   }
-  const router = createRouter({
-    store,
-    auth,
-    logger,
-    rateLimit: {
-      perSecond: config.rateLimitPerSecond,
-      per15Minutes: config.rateLimitPer15Minutes,
-      maxKeys: config.rateLimitMaxKeys,
-    },
-    requestTimeoutMs: config.requestTimeoutMs,
-    onEvent: (event) => logger.info({ event }, 'domain event'),
-  });
-  try {
-    await router.ready;
-  } catch (error) {
-    await store.close();
-    await closeServer();
-    throw error;
-  }
-
-  app.get('/readyz', async (_req, res) => {
-    const ping = await store.ping();
-    if (ping.isOk()) res.json({ status: 'ready' });
-    else {
-      sendProblem(res, {
-        code: 'STORAGE_UNAVAILABLE',
-        detail: 'The store cannot be reached.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
-  });
-  if (config.auth.mode === 'dev') {
-    app.use(
-      createDevLogin({
-        clients: seed.clients,
-        secret: new TextEncoder().encode(devSecret),
-        issuer: config.auth.issuer,
-        audience: config.auth.audience,
-      }),
-    );
-  }
-  app.use(createDocs(url));
-  app.use(router);
-  app.use((_req, res) => {
-    sendProblem(res, { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' });
-  });
-  app.use(problemHandler({ logger }));
-
+  store.open(opened);
   started = true;
 
   let closing: Promise<void> | undefined;
   return {
     url,
     seed,
-    store,
+    store: opened,
     close(options) {
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(
@@ -377,7 +390,7 @@ export async function startServer(
           resolve();
         });
         server.closeIdleConnections();
-      }).then(() => store.close());
+      }).then(() => opened.close());
       if (options?.force) server.closeAllConnections();
       return closing;
     },

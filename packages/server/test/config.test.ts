@@ -4,6 +4,7 @@ import { DEMO_SEED_FILE, loadConfig } from '../src/index.js';
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})._unsafeUnwrap()).toEqual({
+      httpFramework: 'express',
       port: 8080,
       host: '127.0.0.1',
       store: { kind: 'pglite', dataDir: '.data/pglite' },
@@ -27,6 +28,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     const config = loadConfig({
+      HTTP_FRAMEWORK: 'fastify',
       PORT: '9090',
       HOST: '0.0.0.0',
       STORE: 'memory',
@@ -44,6 +46,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
     })._unsafeUnwrap();
     expect(config).toMatchObject({
+      httpFramework: 'fastify',
       port: 9090,
       host: '0.0.0.0',
       seedFile: '/tmp/seed.json',
@@ -64,6 +67,7 @@ describe('loadConfig', () => {
   });
 
   it.each([
+    [{ HTTP_FRAMEWORK: 'koa' }, 'HTTP_FRAMEWORK'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ PORT: '80.5' }, 'PORT'],

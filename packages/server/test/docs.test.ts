@@ -1,26 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocs } from '../src/index.js';
+import { loadConfig, type RunningServer, startServer } from '../src/index.js';
 
-let server: Server;
+const FRAMEWORKS = ['express', 'fastify'] as const;
+let server: RunningServer;
 let url: string;
-
-beforeAll(async () => {
-  const app = express();
-  app.use(createDocs('http://127.0.0.1:8080'));
-  // What the reference server does with everything the docs leave alone.
-  app.use((_req, res) => {
-    res.status(404).json({ code: 'NOT_FOUND' });
-  });
-  server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** A GET of a raw path (fetch would normalize `..` away). */
 async function get(path: string): Promise<{ status: number; type: string; body: string }> {
@@ -40,60 +24,64 @@ async function get(path: string): Promise<{ status: number; type: string; body: 
   });
 }
 
-describe('the API reference page', () => {
-  it('serves the page and every asset it names, with their media types', async () => {
-    const page = await get('/docs');
-    expect(page.status).toBe(200);
-    const assets = [...page.body.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]);
-    expect(assets).toHaveLength(4);
-    for (const asset of assets) {
-      const res = await get(asset ?? '');
-      expect(res.status, asset).toBe(200);
-      expect(res.type, asset).toMatch(/^(text\/css|application\/javascript|image\/png)/);
-    }
+describe.each(FRAMEWORKS)('on %s', (framework) => {
+  beforeAll(async () => {
+    server = await startServer(
+      loadConfig({
+        PORT: '0',
+        STORE: 'memory',
+        HTTP_FRAMEWORK: framework,
+        AUTH_HS256_SECRET: 'a-test-secret-for-the-docs-0123456789abcdef',
+      })._unsafeUnwrap(),
+      pino({ level: 'silent' }),
+    );
+    url = server.url;
   });
+  afterAll(() => server.close());
 
-  it.each([
-    '/docs/assets/package.json',
-    '/docs/assets/index.html',
-    '/docs/assets/swagger-initializer.js',
-    '/docs/assets/missing.js',
-    '/docs/assets/../package.json',
-    '/docs/assets/%2e%2e/package.json',
-    '/docs/assets/..%2f..%2fpackage.json',
-    '/docs/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
-    '/docs/assets/',
-  ])('answers 404, showing no file path, to %s', async (path) => {
-    const res = await get(path);
-    expect(res.status).toBe(404);
-    expect(res.body).not.toMatch(/node_modules|swagger-ui-dist|\/work\/|Error/);
-  });
-
-  it('does not keep a pasted token in the browser (persistAuthorization off)', async () => {
-    const init = await get('/docs/init.js');
-    expect(init.body).toMatch(/persistAuthorization: false/);
-  });
-});
-
-describe('a path that does not percent-decode', () => {
-  it('is 400 VALIDATION_FAILED about the path, not about a body', async () => {
-    const { problemHandler } = await import('@workforce-kit/express-adapter');
-    const app = express();
-    app.use(createDocs('http://127.0.0.1:8080'));
-    app.use(problemHandler({ logger: { error: () => {} } }));
-    const listening = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  describe('the API reference page', () => {
+    it('serves the page and every asset it names, with their media types', async () => {
+      const page = await get('/docs');
+      expect(page.status).toBe(200);
+      const assets = [...page.body.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]);
+      expect(assets).toHaveLength(4);
+      for (const asset of assets) {
+        const res = await get(asset ?? '');
+        expect(res.status, asset).toBe(200);
+        expect(res.type, asset).toMatch(/^(text\/css|application\/javascript|image\/png)/);
+      }
     });
-    try {
-      const { port } = listening.address() as AddressInfo;
-      const res = await fetch(`http://127.0.0.1:${port}/docs/assets/%E0%A4%A`);
+
+    it.each([
+      '/docs/assets/package.json',
+      '/docs/assets/index.html',
+      '/docs/assets/swagger-initializer.js',
+      '/docs/assets/missing.js',
+      '/docs/assets/../package.json',
+      '/docs/assets/%2e%2e/package.json',
+      '/docs/assets/..%2f..%2fpackage.json',
+      '/docs/assets/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '/docs/assets/',
+    ])('answers 404, showing no file path, to %s', async (path) => {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(res.body).not.toMatch(/node_modules|swagger-ui-dist|\/work\/|Error/);
+    });
+
+    it('does not keep a pasted token in the browser (persistAuthorization off)', async () => {
+      const init = await get('/docs/init.js');
+      expect(init.body).toMatch(/persistAuthorization: false/);
+    });
+  });
+
+  describe('a path that does not percent-decode', () => {
+    it('is 400 VALIDATION_FAILED about the path, not about a body', async () => {
+      const res = await get('/docs/assets/%E0%A4%A');
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({
+      expect(JSON.parse(res.body)).toMatchObject({
         code: 'VALIDATION_FAILED',
         errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
       });
-    } finally {
-      listening.close();
-    }
+    });
   });
 });

@@ -1,0 +1,80 @@
+import type { RequestListener, Server } from 'node:http';
+import {
+  hasUndecodablePath,
+  problemErrorHandler,
+  requestIds,
+  rewriteUrl,
+  sendProblem,
+  workforceKit,
+} from '@workforce-kit/fastify-adapter';
+import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
+import { type AppParts, NOT_FOUND, STARTING } from './express-app.js';
+
+const UNDECODABLE_PATH = {
+  code: 'VALIDATION_FAILED',
+  detail: 'The request has 1 invalid input.',
+  errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
+} as const;
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/**
+ * The reference server's app on Fastify: request ids for every path, the start gate, the host
+ * routes, the API plugin, a 404 and the problem handler. It serves on the server `serverFactory`
+ * makes.
+ */
+export async function fastifyApp(
+  parts: AppParts,
+  serverFactory: (handler: RequestListener) => Server,
+): Promise<FastifyInstance> {
+  const app = Fastify({ rewriteUrl, serverFactory: (handler) => serverFactory(handler) });
+  // Every response carries an X-Request-Id, and every error is problem details under it.
+  app.addHook('onRequest', requestIds);
+  app.addHook('onRequest', async (request, reply) => {
+    if (parts.started() || request.url === '/healthz') return undefined;
+    return sendProblem(request, reply, STARTING);
+  });
+  await app.register(async (host) => {
+    // The host routes read raw bodies (the login decodes its own); no other part parses.
+    host.removeAllContentTypeParsers();
+    host.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
+    const routed = new Map<string, Set<string>>();
+    for (const route of parts.routes) {
+      if (route.method === 'ALL') continue;
+      const methods =
+        routed.get(route.path) ?? new Set(route.method === 'GET' ? ['GET', 'HEAD'] : []);
+      methods.add(route.method);
+      routed.set(route.path, methods);
+    }
+    for (const route of parts.routes) {
+      const own = routed.get(route.path) ?? new Set<string>();
+      host.route({
+        method:
+          route.method === 'ALL' ? ALL_METHODS.filter((method) => !own.has(method)) : route.method,
+        url: route.path,
+        ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
+        handler: async (request, reply) => {
+          // As Express does for a route with a parameter: a path that does not decode is a 400.
+          if (route.path.includes(':') && hasUndecodablePath(request)) {
+            return sendProblem(request, reply, UNDECODABLE_PATH);
+          }
+          const answer = await route.handle({
+            headers: request.headers,
+            body: Buffer.isBuffer(request.body) ? request.body : undefined,
+            address: request.ip,
+            param: (request.params as { name?: string }).name,
+          });
+          if (answer.problem !== undefined) return sendProblem(request, reply, answer.problem);
+          if (answer.headers !== undefined) reply.headers(answer.headers);
+          return reply.code(answer.status).type(answer.type).send(answer.body);
+        },
+      });
+    }
+  });
+  await app.register(workforceKit, parts.api);
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, NOT_FOUND));
+  app.setErrorHandler(problemErrorHandler(parts.logger));
+  return app;
+}

@@ -1,0 +1,69 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WorkforceStore } from '@workforce-kit/core';
+import type { ProblemOccurrence } from '@workforce-kit/http';
+
+/**
+ * A request to a route of the reference server outside the API (health, docs, the development
+ * login), as Express and Fastify both give it.
+ */
+export interface HostRequest {
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body of a route that reads one: at most its limit, not decoded. */
+  readonly body: Buffer | undefined;
+  /** The client's address. */
+  readonly address: string | undefined;
+  /** The value of the route's path parameter, for a route that has one (`:name`). */
+  readonly param: string | undefined;
+}
+
+/** What a host route answers: a body of a media type, or a problem. */
+export type HostAnswer =
+  | {
+      readonly status: number;
+      readonly type: string;
+      readonly body: string | Buffer;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly problem?: undefined;
+    }
+  | { readonly problem: ProblemOccurrence };
+
+/**
+ * A route of the reference server outside the API, written once for both frameworks; each binds
+ * it (`express-host.ts`, `fastify-host.ts`).
+ */
+export interface HostRoute {
+  readonly method: 'GET' | 'POST' | 'ALL';
+  /** The path, with at most one parameter (`/docs/assets/:name`). */
+  readonly path: string;
+  /** The largest body the route reads, in bytes; a route without one reads none. */
+  readonly bodyLimit?: number;
+  handle(request: HostRequest): HostAnswer | Promise<HostAnswer>;
+}
+
+/** A JSON answer. */
+export const json = (body: unknown, status = 200): HostAnswer => ({
+  status,
+  type: 'application/json; charset=utf-8',
+  body: JSON.stringify(body),
+});
+
+/** `/healthz` (the process is up) and `/readyz` (the store can be reached). */
+export function healthRoutes(store: () => Pick<WorkforceStore, 'ping'>): HostRoute[] {
+  return [
+    { method: 'GET', path: '/healthz', handle: () => json({ status: 'ok' }) },
+    {
+      method: 'GET',
+      path: '/readyz',
+      handle: async () =>
+        (await store().ping()).isOk()
+          ? json({ status: 'ready' })
+          : {
+              problem: {
+                code: 'STORAGE_UNAVAILABLE',
+                detail: 'The store cannot be reached.',
+                headers: { 'Retry-After': '1' },
+              },
+            },
+    },
+  ];
+}
