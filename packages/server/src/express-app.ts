@@ -31,7 +31,10 @@ export const STARTING = {
 export const NOT_FOUND = { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' } as const;
 
 function send(res: Response, answer: HostAnswer): void {
-  if (answer.problem !== undefined) return sendProblem(res, answer.problem);
+  if (answer.problem !== undefined) {
+    sendProblem(res, answer.problem);
+    return;
+  }
   if (answer.headers !== undefined) res.set(answer.headers);
   res.status(answer.status).type(answer.type).send(answer.body);
 }
