@@ -9,6 +9,7 @@ import {
   createSchemaCompiler,
   domainProblem,
   INTERNAL_ERROR,
+  isJsonMediaType,
   type Logger,
   logDomainError,
   type ProblemOccurrence,
@@ -116,14 +117,6 @@ function undecodableParam(operation: ApiOperation, request: FastifyRequest): str
 const fastifyPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
-
-function isJson(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
-  if (type !== 'application/json') return false;
-  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length);
-  return charset === undefined || charset.replaceAll('"', '') === 'utf-8';
-}
 
 /** A body error of the parser or the inflater, as the problem it answers. */
 function bodyProblem(error: { code?: string; statusCode?: number }): ProblemOccurrence | undefined {
@@ -316,7 +309,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   const mediaType =
     (operation: ApiOperation): onRequestHookHandler =>
     async (request, reply) => {
-      if (isJson(request.headers['content-type'])) return undefined;
+      if (isJsonMediaType(request.headers['content-type'])) return undefined;
       const refusal = {
         code: 'UNSUPPORTED_MEDIA_TYPE',
         detail: 'Content-Type must be application/json.',
