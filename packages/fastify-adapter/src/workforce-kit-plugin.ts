@@ -113,6 +113,12 @@ function undecodableParam(operation: ApiOperation, request: FastifyRequest): str
   );
 }
 
+/** The answer to a path under the API's prefixes that names no operation. */
+const NO_OPERATION: ProblemOccurrence = {
+  code: 'NOT_FOUND',
+  detail: 'No operation has this path.',
+};
+
 /** `/labor/v1/shifts/{shiftId}` as Fastify writes it: `/labor/v1/shifts/:shiftId`. */
 const fastifyPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
 
@@ -324,9 +330,19 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     delete request.headers['transfer-encoding'];
   };
 
+  /**
+   * Express routes a path parameter to a non-empty segment only; Fastify's router also to an
+   * empty one (`/labor/v1/shifts/`, `/labor/v1/employees//unarchive`). Such a path names no
+   * operation: the API's 404, before anything else is checked.
+   */
+  const nonEmptyParams: onRequestHookHandler = async (request, reply) => {
+    if (!Object.values(request.params as Record<string, string>).includes('')) return undefined;
+    return problem(request, reply, NO_OPERATION);
+  };
+
   for (const operation of api.operations) {
     const validate = api.requestValidators.get(operation.id);
-    const onRequest = [authorize(operation)];
+    const onRequest = [nonEmptyParams, authorize(operation)];
     if (api.rateLimiter !== undefined) onRequest.push(rateLimit(operation));
     onRequest.push(operation.bodySchema === undefined ? ignoreBody : mediaType(operation));
 
@@ -408,6 +424,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     fastify.route({
       method: ALL_METHODS.filter((method) => !own.has(method)),
       url: fastifyPath(template),
+      onRequest: nonEmptyParams,
       handler: async (request, reply) =>
         problem(request, reply, {
           code: 'METHOD_NOT_ALLOWED',
@@ -421,8 +438,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       fastify.route({
         method: ALL_METHODS,
         url,
-        handler: async (request, reply) =>
-          problem(request, reply, { code: 'NOT_FOUND', detail: 'No operation has this path.' }),
+        handler: async (request, reply) => problem(request, reply, NO_OPERATION),
       });
     }
   }
