@@ -309,6 +309,23 @@ for (const adapter of ADAPTERS) {
       expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
       expect(res.headers['www-authenticate']).toBeUndefined();
     });
+
+    it.each<[string, string, string, string?]>([
+      ['JSON that does not parse', 'application/json', '{'],
+      ['another media type', 'text/plain', 'not json'],
+      ['a coding it cannot decode', 'application/json', '{}', 'x-made-up'],
+    ])('answers 405 and 404 without reading a body: %s', async (_name, type, body, coding) => {
+      const { url } = await rootApp();
+      const send = (test: Test) => {
+        const typed = test.set('Content-Type', type);
+        return (coding === undefined ? typed : typed.set('Content-Encoding', coding)).send(body);
+      };
+      const wrongMethod = await send(request(url).patch(unarchivePath(guid)));
+      expectProblem(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
+      expect(wrongMethod.headers.allow).toBe('PUT');
+      const noOperation = await send(request(url).post('/labor/v1/nope'));
+      expectProblem(noOperation, 404, 'NOT_FOUND');
+    });
   });
 
   describe(`${adapter.name}: HEAD on the restaurant path`, () => {
@@ -882,33 +899,43 @@ for (const adapter of ADAPTERS) {
   });
 
   describe(`${adapter.name}: operations without a body`, () => {
-    const BODIES: readonly [string, string][] = [
+    /** Content-Type, body, and Content-Encoding. */
+    const BODIES: readonly [string, string, string?][] = [
       ['text/plain', 'not json at all'],
       ['application/json', '{'],
       ['application/xml', '<shift/>'],
       ['application/json; charset=latin1', '{}'],
       ['application/json', JSON.stringify({ pad: 'a'.repeat(20 * 1024) })],
+      ['application/json', '{}', 'x-made-up'],
+      ['application/json', 'not gzip', 'gzip'],
     ];
     const world = aWorldWithSpares(BODIES.length);
     const appWithoutBodies = once(() => testApp(adapter, { rateLimit: false }, world));
     const token = once(() => tokenFor([world.restaurant.guid]));
 
-    /** `method path` with the token, the context and this Content-Type and body, sent. */
-    async function send(method: 'get' | 'delete', path: string, contentType: string, body: string) {
+    /** `method path` with the token, the context and this Content-Type, body and coding, sent. */
+    async function send(
+      method: 'get' | 'delete',
+      path: string,
+      contentType: string,
+      body: string,
+      coding?: string,
+    ) {
       const { url } = await appWithoutBodies();
-      return request(url)
+      const test = request(url)
         [method](path)
         .set('Authorization', `Bearer ${await token()}`)
         .set(CONTEXT, world.restaurant.guid)
-        .set('Content-Type', contentType)
-        .send(body);
+        .set('Content-Type', contentType);
+      return (coding === undefined ? test : test.set('Content-Encoding', coding)).send(body);
     }
 
-    it.for(BODIES.map((row, index) => [...row, index] as const))(
+    it.for(BODIES.map(([type, body, coding], index) => [type, body, coding, index] as const))(
       'DELETE ignores a %s body (%#)',
-      async ([contentType, body, index]) => {
+      async ([contentType, body, coding, index]) => {
         const shiftGuid = at(world.spareShifts, index).guid;
-        const shift = await send('delete', `/labor/v1/shifts/${shiftGuid}`, contentType, body);
+        const shiftPath = `/labor/v1/shifts/${shiftGuid}`;
+        const shift = await send('delete', shiftPath, contentType, body, coding);
         expect(shift.status, JSON.stringify(shift.body)).toBe(200);
         expect(shift.body).toMatchObject({ guid: shiftGuid, deleted: true });
 
@@ -918,14 +945,15 @@ for (const adapter of ADAPTERS) {
           `/labor/v1/employees/${employeeGuid}`,
           contentType,
           body,
+          coding,
         );
         expect(employee.status, JSON.stringify(employee.body)).toBe(200);
         expect(employee.body).toMatchObject({ guid: employeeGuid, deleted: true });
       },
     );
 
-    it.for(BODIES)('GET ignores a %s body (%#)', async ([contentType, body]) => {
-      const res = await send('get', restaurantPath(world), contentType, body);
+    it.for(BODIES)('GET ignores a %s body (%#)', async ([contentType, body, coding]) => {
+      const res = await send('get', restaurantPath(world), contentType, body, coding);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.guid).toBe(world.restaurant.guid);
     });

@@ -32,6 +32,7 @@ import type {
   FastifyRequest,
   HTTPMethods,
   onRequestHookHandler,
+  preParsingHookHandler,
 } from 'fastify';
 
 /** Options of {@link workforceKit}: those of every adapter, documented on `ApiOptions`. */
@@ -323,11 +324,15 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       return problem(request, reply, refusal, operation);
     };
 
-  /** An operation without a body never reads one: Fastify then skips parsing it. */
+  /**
+   * A route that takes no body never reads one (an operation without a body, a 405, the 404):
+   * Fastify then neither parses nor inflates it, and a body it could not read changes nothing.
+   */
   const ignoreBody: onRequestHookHandler = async (request) => {
     delete request.headers['content-type'];
     delete request.headers['content-length'];
     delete request.headers['transfer-encoding'];
+    delete request.headers['content-encoding'];
   };
 
   /**
@@ -338,6 +343,16 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   const nonEmptyParams: onRequestHookHandler = async (request, reply) => {
     if (!Object.values(request.params as Record<string, string>).includes('')) return undefined;
     return problem(request, reply, NO_OPERATION);
+  };
+
+  /** A compressed body is inflated as it arrives (gzip, deflate, br); another coding is 415. */
+  const inflate: preParsingHookHandler = async (request, _reply, payload) => {
+    const encoding = request.headers['content-encoding']?.toLowerCase();
+    if (encoding === undefined || encoding === 'identity') return payload;
+    if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
+      return inflated(payload, encoding);
+    }
+    throw withCode('The body encoding is not supported.', 'WORKFORCE_KIT_ENCODING');
   };
 
   for (const operation of api.operations) {
@@ -353,14 +368,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       // Validation failures are answered as the API's problems, listing every bad input.
       attachValidation: true,
       onRequest,
-      preParsing: async (request, _reply, payload) => {
-        const encoding = request.headers['content-encoding']?.toLowerCase();
-        if (encoding === undefined || encoding === 'identity') return payload;
-        if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
-          return inflated(payload, encoding);
-        }
-        throw withCode('The body encoding is not supported.', 'WORKFORCE_KIT_ENCODING');
-      },
+      ...(operation.bodySchema === undefined ? {} : { preParsing: inflate }),
       handler: async (request, reply) => {
         // Answered already (the request timed out while its body or a check was pending): the
         // client was told it failed, so its change must not start.
@@ -424,7 +432,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     fastify.route({
       method: ALL_METHODS.filter((method) => !own.has(method)),
       url: fastifyPath(template),
-      onRequest: nonEmptyParams,
+      onRequest: [nonEmptyParams, ignoreBody],
       handler: async (request, reply) =>
         problem(request, reply, {
           code: 'METHOD_NOT_ALLOWED',
@@ -438,6 +446,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       fastify.route({
         method: ALL_METHODS,
         url,
+        onRequest: ignoreBody,
         handler: async (request, reply) => problem(request, reply, NO_OPERATION),
       });
     }
