@@ -769,6 +769,7 @@ for (const adapter of ADAPTERS) {
       ['APPLICATION/JSON', 'APPLICATION/JSON', '{}'],
       ['application/json;charset=UTF-8', 'application/json;charset=UTF-8', '{}'],
       ['a quoted charset', 'application/json; charset="utf-8"', '{}'],
+      ['another parameter', 'application/json; profile=x', '{}'],
       ['no body', 'application/json', undefined],
       ['an empty body', 'application/json', ''],
       ['a JSON string', 'application/json', '"x"'],
@@ -776,6 +777,7 @@ for (const adapter of ADAPTERS) {
       ['a JSON object with fields', 'application/json', '{"reason":"rehired","deleted":true}'],
       ['a JSON number', 'application/json', '42'],
       ['a JSON null', 'application/json', 'null'],
+      ['a byte order mark before the JSON', 'application/json', '\uFEFF{"reason":"rehired"}'],
       [
         'a body of exactly 16 KiB',
         'application/json',
@@ -797,6 +799,15 @@ for (const adapter of ADAPTERS) {
         415,
         'UNSUPPORTED_MEDIA_TYPE',
       ],
+      ['a trailing semicolon', 'application/json;', '{}', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'an unclosed quote',
+        'application/json; charset="utf-8',
+        '{}',
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      ['a parameter without a name', 'application/json; =x', '{}', 415, 'UNSUPPORTED_MEDIA_TYPE'],
       ['no Content-Type', undefined, undefined, 415, 'UNSUPPORTED_MEDIA_TYPE'],
       ['an empty Content-Type', '', undefined, 415, 'UNSUPPORTED_MEDIA_TYPE'],
       ['a truncated object', 'application/json', '{', 400, 'MALFORMED_JSON'],
@@ -818,7 +829,10 @@ for (const adapter of ADAPTERS) {
       ],
     ];
 
-    const world = aWorldWithSpares(ACCEPTED.length + REFUSED.length);
+    /** Content-Encodings that name no coding. */
+    const UNENCODED = ['identity', 'IDENTITY', ''] as const;
+
+    const world = aWorldWithSpares(ACCEPTED.length + REFUSED.length + UNENCODED.length);
     const bodyApp = once(() => testApp(adapter, { rateLimit: false }, world));
     const token = once(() => tokenFor([world.restaurant.guid], { scope: SCOPE_WRITE_EMPLOYEES }));
 
@@ -884,6 +898,18 @@ for (const adapter of ADAPTERS) {
 
         // The same request, well formed, does change it.
         expect((await put(guid, 'application/json', '{}')).status).toBe(200);
+        expect((await stored(guid))?.deleted).toBe(false);
+      },
+    );
+
+    it.for(UNENCODED.map((coding, index) => [coding, index] as const))(
+      'takes a body whose Content-Encoding is %j as it is',
+      async ([coding, index]) => {
+        // The spares after those of the accepted and the refused cases.
+        const guid = at(world.spareArchived, ACCEPTED.length + REFUSED.length + index).guid;
+        const { test } = await unarchive(guid, 'application/json');
+        const res = await test.set('Content-Encoding', coding).send('{"reason":"rehired"}');
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
         expect((await stored(guid))?.deleted).toBe(false);
       },
     );

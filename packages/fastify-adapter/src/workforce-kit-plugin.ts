@@ -258,15 +258,20 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     }
   });
 
-  /** Bodies: JSON only (the media type was checked before), empty is none, parse errors 400. */
+  /**
+   * Bodies: JSON only (the media type was checked before). An empty body is none; a leading byte
+   * order mark is ignored (RFC 8259 allows that, and Express's body parser drops it); a body that
+   * does not parse is 400.
+   */
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit: api.bodyLimitBytes },
     (_request, body, done) => {
-      if (body === '') return done(null, undefined);
+      const text = (body as string).replace(/^\uFEFF/, '');
+      if (text === '') return done(null, undefined);
       try {
-        done(null, JSON.parse(body as string));
+        done(null, JSON.parse(text));
       } catch {
         done(withCode('The request body is not valid JSON.', 'WORKFORCE_KIT_JSON'), undefined);
       }
@@ -345,10 +350,13 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     return problem(request, reply, NO_OPERATION);
   };
 
-  /** A compressed body is inflated as it arrives (gzip, deflate, br); another coding is 415. */
+  /**
+   * A compressed body is inflated as it arrives (gzip, deflate, br); another coding is 415. An
+   * empty Content-Encoding names no coding, as `identity` does.
+   */
   const inflate: preParsingHookHandler = async (request, _reply, payload) => {
     const encoding = request.headers['content-encoding']?.toLowerCase();
-    if (encoding === undefined || encoding === 'identity') return payload;
+    if (encoding === undefined || encoding === '' || encoding === 'identity') return payload;
     if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
       return inflated(payload, encoding);
     }
