@@ -258,28 +258,28 @@ for (const adapter of ADAPTERS) {
       expect(res.headers['x-request-id']).toBeUndefined();
     });
 
-    type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+    type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'trace';
     const guid = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
     const PATHS: readonly { path: string; allow: string; wrong: readonly Method[] }[] = [
       {
         path: unarchivePath(guid),
         allow: 'PUT',
-        wrong: ['get', 'head', 'post', 'patch', 'delete', 'options'],
+        wrong: ['get', 'head', 'post', 'patch', 'delete', 'options', 'trace'],
       },
       {
         path: `/labor/v1/employees/${guid}`,
         allow: 'DELETE',
-        wrong: ['get', 'head', 'post', 'put', 'patch', 'options'],
+        wrong: ['get', 'head', 'post', 'put', 'patch', 'options', 'trace'],
       },
       {
         path: '/labor/v1/shifts/SCHEDULER:shift-1',
         allow: 'DELETE',
-        wrong: ['get', 'head', 'post', 'put', 'patch', 'options'],
+        wrong: ['get', 'head', 'post', 'put', 'patch', 'options', 'trace'],
       },
       {
         path: `/restaurants/v1/restaurants/${guid}`,
         allow: 'GET, HEAD',
-        wrong: ['post', 'put', 'patch', 'delete', 'options'],
+        wrong: ['post', 'put', 'patch', 'delete', 'options', 'trace'],
       },
     ];
     const CASES = PATHS.flatMap(({ path, allow, wrong }) =>

@@ -123,8 +123,6 @@ const NO_OPERATION: ProblemOccurrence = {
 /** `/labor/v1/shifts/{shiftId}` as Fastify writes it: `/labor/v1/shifts/:shiftId`. */
 const fastifyPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
 
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
-
 /** A body error of the parser or the inflater, as the problem it answers. */
 function bodyProblem(error: { code?: string; statusCode?: number }): ProblemOccurrence | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
@@ -435,10 +433,14 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     });
   }
 
+  // Every method this Fastify instance routes, TRACE and QUERY too. A method it does not know
+  // (SEARCH, PROPFIND, …) never reaches a route: the host's 404, unless the host adds it with
+  // `addHttpMethod` before it registers the plugin.
+  const methods = fastify.supportedMethods as HTTPMethods[];
   for (const { template, allow } of api.paths) {
     const own = new Set(allow.split(', '));
     fastify.route({
-      method: ALL_METHODS.filter((method) => !own.has(method)),
+      method: methods.filter((method) => !own.has(method)),
       url: fastifyPath(template),
       onRequest: [nonEmptyParams, ignoreBody],
       handler: async (request, reply) =>
@@ -452,7 +454,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   for (const prefix of api.prefixes) {
     for (const url of [prefix, `${prefix}/*`]) {
       fastify.route({
-        method: ALL_METHODS,
+        method: methods,
         url,
         onRequest: ignoreBody,
         handler: async (request, reply) => problem(request, reply, NO_OPERATION),
