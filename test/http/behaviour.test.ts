@@ -237,12 +237,35 @@ for (const adapter of ADAPTERS) {
       '/restaurants/v1/restaurants/',
       '/labor/v1/shifts/SCHEDULER:1/',
       '/labor/v1/employees/6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d/unarchive/now',
+      '/labor/v1/shifts/',
+      '/labor/v1/employees//unarchive',
+      '/labor/v1/shifts//',
     ])('answers %s with a NOT_FOUND problem, without a token', async (path) => {
       const { url } = await rootApp();
       const res = await request(url).get(path);
       expectProblem(res, 404, 'NOT_FOUND');
       expect(res.body.instance).toBe(path);
     });
+
+    it.each([
+      ['delete', '/labor/v1/shifts/'],
+      ['delete', '/labor/v1/employees/'],
+      ['put', '/labor/v1/employees//unarchive'],
+      ['get', '/restaurants/v1/restaurants/'],
+      ['post', '/restaurants/v1/restaurants/'],
+    ] as const)(
+      'answers %s %s (an empty path parameter) NOT_FOUND, with a valid token too',
+      async (method, path) => {
+        const { url, world } = await rootApp();
+        const token = await tokenFor([world.restaurant.guid]);
+        const res = await request(url)
+          [method](path)
+          .set('Authorization', `Bearer ${token}`)
+          .set(CONTEXT, world.restaurant.guid)
+          .set('Content-Type', 'application/json');
+        expectProblem(res, 404, 'NOT_FOUND');
+      },
+    );
 
     it.each([
       '/LABOR/v1/nope',
