@@ -351,6 +351,72 @@ for (const adapter of ADAPTERS) {
     });
   });
 
+  describe(`${adapter.name}: identifiers of the longest form`, () => {
+    // A naming authority of 16 characters and a value of 256 code points outside the Basic
+    // Multilingual Plane: 529 UTF-16 code units once decoded, which is what a router may count.
+    const longest = (authority: string, last = '🍕') =>
+      `${authority}:${'🍕'.repeat(255)}${last}` as Shift['externalId'] & string;
+    const world = aWorld();
+    const shift = aShift(world.restaurant.guid, { externalId: longest('SCHEDULER_SHIFTS') });
+    const employee = anEmployee(world.restaurant.guid, {
+      externalId: longest('PAYROLL_EMPLOYEES'.slice(0, 16)),
+    });
+    const longApp = once(() =>
+      testApp(
+        adapter,
+        {},
+        {
+          ...world,
+          seed: {
+            ...world.seed,
+            employees: [...world.seed.employees, employee],
+            shifts: [...world.seed.shifts, shift],
+          },
+        },
+      ),
+    );
+
+    async function remove(path: string): Promise<Response> {
+      const { url } = await longApp();
+      const token = await tokenFor([world.restaurant.guid]);
+      return request(url)
+        .delete(path)
+        .set('Authorization', `Bearer ${token}`)
+        .set(CONTEXT, world.restaurant.guid);
+    }
+
+    it('reach their operations', async () => {
+      expect(shift.externalId?.length).toBe(16 + 1 + 2 * 256);
+      const deleted = await remove(
+        `/labor/v1/shifts/${encodeURIComponent(shift.externalId ?? '')}`,
+      );
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+      expect(deleted.body).toMatchObject({ guid: shift.guid, externalId: shift.externalId });
+      const archived = await remove(
+        `/labor/v1/employees/${encodeURIComponent(employee.externalId ?? '')}`,
+      );
+      expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+      expect(archived.body).toMatchObject({ guid: employee.guid, deleted: true });
+    });
+
+    it('are looked up when unknown, and one character more is a validation failure', async () => {
+      const unknown = longest('SCHEDULER_SHIFTS', '🍔');
+      expectProblem(
+        await remove(`/labor/v1/shifts/${encodeURIComponent(unknown)}`),
+        404,
+        'SHIFT_NOT_FOUND',
+      );
+      const tooLong = await remove(`/labor/v1/shifts/${encodeURIComponent(`${unknown}x`)}`);
+      expectProblem(tooLong, 400, 'VALIDATION_FAILED');
+      expect(tooLong.body.errors).toEqual([
+        {
+          path: '/params/shiftId',
+          message: 'must be a platform GUID or an external identifier {namingAuthority}:{value}',
+        },
+      ]);
+    });
+  });
+
   describe(`${adapter.name}: HEAD on the restaurant path`, () => {
     const headApp = once(() => testApp(adapter));
 

@@ -25,6 +25,8 @@ export {
   type WindowCounter,
 } from '@workforce-kit/http';
 export {
+  fastifyOptions,
+  LONGEST_PATH_PARAMETER,
   rewriteUrl,
   type WorkforceKitOptions,
   workforceKit,

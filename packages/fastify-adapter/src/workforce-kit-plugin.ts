@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, maxHeaderSize } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import {
@@ -98,6 +98,56 @@ export function rewriteUrl(req: IncomingMessage): string {
     .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
     .join('/');
   return query < 0 ? escaped : `${escaped}${url.slice(query)}`;
+}
+
+/**
+ * The longest path parameter an operation must be routed, in UTF-16 code units (what Fastify's
+ * `maxParamLength` counts): an external identifier, whose naming authority is at most 16
+ * characters, then `:`, then at most 256 characters, each of which may take two code units.
+ */
+export const LONGEST_PATH_PARAMETER = 16 + 1 + 2 * 256;
+
+/**
+ * The options of the Fastify instance that the API needs and a plugin cannot set itself:
+ * {@link rewriteUrl}, and a router `maxParamLength` that no path segment Node accepts can exceed
+ * (Node's `maxHeaderSize`, which bounds the request line), so that every path parameter reaches
+ * its operation and is answered as the Express router answers it. Fastify's default, 100, is
+ * shorter than an external identifier may be: the plugin refuses to register on such an instance.
+ *
+ * @example
+ * ```ts
+ * const app = Fastify({ ...fastifyOptions, logger: true });
+ * await app.register(workforceKit, { store, auth });
+ * ```
+ */
+export const fastifyOptions = {
+  rewriteUrl,
+  routerOptions: { maxParamLength: maxHeaderSize },
+} as const;
+
+/**
+ * Fastify's router routes no path parameter longer than its `maxParamLength`: such a request
+ * falls to the API's 404 (or the host's), even for an identifier the API accepts. Asks the router,
+ * once the operations are registered, whether a parameter of {@link LONGEST_PATH_PARAMETER}
+ * characters reaches each of them.
+ *
+ * @throws when it does not: at registration, never per request
+ */
+function assertLongParametersRoute(
+  fastify: FastifyInstance,
+  operations: readonly ApiOperation[],
+): void {
+  const long = 'x'.repeat(LONGEST_PATH_PARAMETER);
+  for (const operation of operations) {
+    if (operation.pathParams.length === 0) continue;
+    const url = `${fastify.prefix}${operation.path.replace(/\{[^}]+\}/g, long)}`;
+    const found = fastify.findRoute({ method: operation.method, url });
+    if (found === null || !operation.pathParams.every((name) => found.params[name] === long)) {
+      throw new Error(
+        `This Fastify instance does not route a path parameter of ${LONGEST_PATH_PARAMETER} characters (an external identifier may be that long) to ${operation.id}: create it with Fastify({ ...fastifyOptions }), or with routerOptions.maxParamLength of at least ${LONGEST_PATH_PARAMETER}.`,
+      );
+    }
+  }
 }
 
 /** The constrained path parameter of a request that did not percent-decode, if any. */
@@ -461,6 +511,8 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       });
     }
   }
+
+  assertLongParametersRoute(fastify, api.operations);
 
   fastify.setErrorHandler((error, request, reply) => {
     const refusal = bodyProblem(error as { code?: string; statusCode?: number });

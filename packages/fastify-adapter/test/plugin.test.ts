@@ -10,7 +10,7 @@ import {
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJwtVerifier, rewriteUrl, workforceKit } from '../src/index.js';
+import { createJwtVerifier, fastifyOptions, workforceKit } from '../src/index.js';
 
 const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
 const restaurant = aRestaurant();
@@ -21,7 +21,7 @@ let app: FastifyInstance;
 let token: string;
 
 beforeAll(async () => {
-  app = Fastify({ rewriteUrl });
+  app = Fastify(fastifyOptions);
   await app.register(workforceKit, {
     store: createMemoryStore(
       aSeed({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),

@@ -3,7 +3,7 @@
 // over real HTTP on a free port of 127.0.0.1.
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@workforce-kit/express-adapter';
-import { rewriteUrl, workforceKit } from '@workforce-kit/fastify-adapter';
+import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
 import express from 'express';
 import Fastify from 'fastify';
@@ -46,7 +46,7 @@ export const ADAPTERS: readonly Adapter[] = [
   {
     name: 'fastify',
     async serve(options) {
-      const app = Fastify({ rewriteUrl, forceCloseConnections: true });
+      const app = Fastify({ ...fastifyOptions, forceCloseConnections: true });
       await app.register(workforceKit, options);
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
