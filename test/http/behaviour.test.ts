@@ -805,6 +805,22 @@ for (const adapter of ADAPTERS) {
       );
       expect(JSON.stringify(t.logs)).not.toContain(token);
     });
+
+    it('records the path as sent, one that does not percent-decode too', async () => {
+      const t = await testApp(adapter);
+      const token = await tokenFor([t.world.restaurant.guid]);
+      const path = '/labor/v1/shifts/AUTH%3A%E0%A4%A?note=%ZZ';
+      const res = await request(t.url)
+        .delete(path)
+        .set('Authorization', `Bearer ${token}`)
+        .set(CONTEXT, t.world.restaurant.guid);
+      expect(res.status).toBe(400);
+      await vi.waitFor(() =>
+        expect(lines(t.logs, res.body.requestId)).toContainEqual(
+          expect.objectContaining({ msg: 'request', path, status: 400 }),
+        ),
+      );
+    });
   });
 
   describe(`${adapter.name}: a body slower than the request timeout`, () => {

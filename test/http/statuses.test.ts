@@ -417,6 +417,7 @@ for (const adapter of ADAPTERS) {
           const res = await send({ operation: 'deleteShift', path: path(id) });
           expectProblem('deleteShift', res, 400, 'VALIDATION_FAILED');
           expect(res.body.errors[0].path).toBe('/params/shiftId');
+          expect(res.body.instance).toBe(path(id));
         }
       });
 

@@ -253,7 +253,8 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     deadlines.finish(reply);
     if (reply.sent) return reply;
     const state = stateOf(request);
-    const instance = request.url.split('?')[0] ?? '';
+    // The path as sent: `url` is the one rewriteUrl gave for routing.
+    const instance = request.originalUrl.split('?')[0] ?? '';
     let body = problemBody(occurrence, state.requestId, instance);
     const mismatch = operation && api.responseValidator?.(operation, body.status, body);
     if (mismatch !== undefined) {
@@ -296,7 +297,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
         state.log.info(
           {
             method: request.method,
-            path: redactedUrl(request.url),
+            path: redactedUrl(request.originalUrl),
             status: reply.statusCode,
             ms: Math.round(performance.now() - started),
           },
@@ -518,7 +519,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     const refusal = bodyProblem(error as { code?: string; statusCode?: number });
     if (refusal !== undefined) return problem(request, reply, refusal);
     stateOf(request).log.error(
-      { err: error, method: request.method, path: request.url.split('?')[0] },
+      { err: error, method: request.method, path: request.originalUrl.split('?')[0] },
       'unexpected error',
     );
     return problem(request, reply, INTERNAL_ERROR);
