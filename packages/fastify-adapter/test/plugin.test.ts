@@ -1,3 +1,6 @@
+// The plugin through app.inject (in process, no socket): the operations, the problems of the
+// contract and body handling at a glance, and the same answers over real HTTP as through inject.
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createMemoryStore } from '@workforce-kit/core';
 import {
@@ -150,6 +153,44 @@ describe('the Fastify plugin', () => {
       payload: '{}',
     });
     expect(bogus.statusCode).toBe(415);
+  });
+
+  it('answers app.inject and real HTTP alike', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const restaurantPath = `/restaurants/v1/restaurants/${restaurant.guid}`;
+    const requests: { method: string; url: string; headers: Record<string, string> }[] = [
+      { method: 'GET', url: restaurantPath, headers: as() },
+      { method: 'HEAD', url: restaurantPath, headers: as() },
+      { method: 'GET', url: restaurantPath, headers: {} },
+      { method: 'POST', url: restaurantPath, headers: {} },
+      { method: 'GET', url: '/labor/v1/nothing', headers: {} },
+      { method: 'GET', url: `${restaurantPath}?includeArchived=maybe`, headers: as() },
+      { method: 'DELETE', url: '/labor/v1/shifts/AUTH%3A%E0%A4%A', headers: as() },
+      { method: 'GET', url: '/host-only', headers: {} },
+    ];
+    const compared = [
+      'content-type',
+      'content-length',
+      'allow',
+      'www-authenticate',
+      'cache-control',
+      'x-request-id',
+    ];
+    for (const [index, { method, url, headers }] of requests.entries()) {
+      // The same request id both ways, so that the bodies are equal to the byte.
+      const sent = { ...headers, 'x-request-id': `inject-or-http-${index}` };
+      const injected = await app.inject({ method: method as 'GET', url, headers: sent });
+      const fetched = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers: sent });
+      const label = `${method} ${url}`;
+      expect(fetched.status, label).toBe(injected.statusCode);
+      for (const name of compared) {
+        expect(fetched.headers.get(name) ?? undefined, `${label}: ${name}`).toBe(
+          injected.headers[name],
+        );
+      }
+      expect(await fetched.text(), label).toBe(injected.body);
+    }
   });
 
   it('ignores the body of an operation that takes none', async () => {
