@@ -280,8 +280,19 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     });
   });
 
+  /** The API's prefixes under the plugin's own (`/api/labor/v1`, …). */
+  const owned = api.prefixes.map((prefix) => `${fastify.prefix}${prefix}`);
+
   /** Every request of the plugin's routes: its id, headers, deadline and log line. */
   fastify.addHook('onRequest', async (request, reply) => {
+    // A path that the host's router options (caseSensitive: false, ignoreDuplicateSlashes) route
+    // here but that is not under the API's prefixes as sent (`/LABOR/v1/…`, `//labor/v1/…`) is
+    // not the API's, as Express's case-sensitive router sees it: the host's 404.
+    const path = request.url.split('?')[0] ?? '';
+    if (!owned.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) {
+      reply.callNotFound();
+      return reply;
+    }
     const state = new RequestState(requestIdFrom(request.headers['x-request-id']), api.logger);
     request.workforceKit = state;
     reply.headers({
@@ -390,13 +401,23 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   };
 
   /**
-   * Express routes a path parameter to a non-empty segment only; Fastify's router also to an
-   * empty one (`/labor/v1/shifts/`, `/labor/v1/employees//unarchive`). Such a path names no
+   * A request reaches a route only on the route's own path as Express's strict, case-sensitive
+   * router matches it: segment for segment, no parameter empty. Fastify's router also routes an
+   * empty parameter (`/labor/v1/shifts/`, `/labor/v1/employees//unarchive`) and, when the host's
+   * router options ask for it, a trailing or doubled slash or another case; such a path names no
    * operation: the API's 404, before anything else is checked.
    */
-  const nonEmptyParams: onRequestHookHandler = async (request, reply) => {
-    if (!Object.values(request.params as Record<string, string>).includes('')) return undefined;
-    return problem(request, reply, NO_OPERATION);
+  const strictPath = (template: string): onRequestHookHandler => {
+    const expected = `${fastify.prefix}${template}`.split('/');
+    return async (request, reply) => {
+      const segments = (request.url.split('?')[0] ?? '').split('/');
+      const same =
+        segments.length === expected.length &&
+        expected.every((part, i) =>
+          part.startsWith('{') ? segments[i] !== '' : segments[i] === part,
+        );
+      return same ? undefined : problem(request, reply, NO_OPERATION);
+    };
   };
 
   /**
@@ -414,7 +435,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
 
   for (const operation of api.operations) {
     const validate = api.requestValidators.get(operation.id);
-    const onRequest = [nonEmptyParams, authorize(operation)];
+    const onRequest = [strictPath(operation.path), authorize(operation)];
     if (api.rateLimiter !== undefined) onRequest.push(rateLimit(operation));
     onRequest.push(operation.bodySchema === undefined ? ignoreBody : mediaType(operation));
 
@@ -493,7 +514,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     fastify.route({
       method: methods.filter((method) => !own.has(method)),
       url: fastifyPath(template),
-      onRequest: [nonEmptyParams, ignoreBody],
+      onRequest: [strictPath(template), ignoreBody],
       handler: async (request, reply) =>
         problem(request, reply, {
           code: 'METHOD_NOT_ALLOWED',

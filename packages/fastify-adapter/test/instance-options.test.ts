@@ -2,8 +2,14 @@
 // (a path that does not percent-decode), a router maxParamLength that fits the longest
 // identifier, and the HTTP methods the instance routes. fastifyOptions gives the first two.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
-import { fastifyOptions, LONGEST_PATH_PARAMETER, rewriteUrl, workforceKit } from '../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  fastifyOptions,
+  LONGEST_PATH_PARAMETER,
+  rewriteUrl,
+  type WorkforceKitOptions,
+  workforceKit,
+} from '../src/index.js';
 import { aWorld, CONTEXT, optionsFor, tokenFor } from './harness.js';
 
 const world = aWorld();
@@ -21,11 +27,12 @@ afterEach(async () => {
 async function appWith(
   options: FastifyServerOptions,
   before?: (app: FastifyInstance) => void,
+  overrides: Partial<WorkforceKitOptions> = {},
 ): Promise<FastifyInstance> {
   const app = Fastify(options);
   started.push(app);
   before?.(app);
-  await app.register(workforceKit, optionsFor(world));
+  await app.register(workforceKit, { ...optionsFor(world), ...overrides });
   await app.ready();
   return app;
 }
@@ -89,6 +96,60 @@ describe("the router's maxParamLength", () => {
       headers: as,
     });
     expect([res.statusCode, res.json().code]).toEqual([404, 'SHIFT_NOT_FOUND']);
+  });
+});
+
+describe("the host's router options", () => {
+  /** Options that make Fastify route more paths to a route than Express's strict router does. */
+  const lenient = {
+    ...fastifyOptions,
+    routerOptions: {
+      ...fastifyOptions.routerOptions,
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+    },
+  };
+
+  it("hold for the host's routes", async () => {
+    const app = await appWith(lenient, (host) => host.get('/healthz', async () => ({ ok: true })));
+    for (const url of ['/healthz', '/healthz/', '//HEALTHZ']) {
+      expect((await app.inject({ url })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('do not widen the API: its paths are matched as Express matches them', async () => {
+    const events: unknown[] = [];
+    const app = await appWith(lenient, undefined, { onEvent: (event) => void events.push(event) });
+    const guid = world.shift.guid;
+    const shift = `/labor/v1/shifts/${guid}`;
+    // Under the API's prefixes, but not an operation's path as sent: the API's 404.
+    for (const url of [
+      `${shift}/`,
+      `/labor/v1//shifts/${guid}`,
+      `/labor/v1/SHIFTS/${guid}`,
+      '/labor/v1/nope/',
+    ]) {
+      const res = await app.inject({ method: 'DELETE', url, headers: as });
+      expect([res.statusCode, res.json().code], url).toEqual([404, 'NOT_FOUND']);
+    }
+    // Not under the API's prefixes as sent (another case, a doubled slash): the host's 404.
+    for (const url of [
+      shift.toUpperCase(),
+      `/Labor/v1/shifts/${guid}`,
+      `/${shift}`,
+      `/labor//v1/shifts/${guid}`,
+    ]) {
+      const res = await app.inject({ method: 'DELETE', url, headers: as });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).not.toMatch(/problem\+json/);
+      expect(res.headers['x-request-id'], url).toBeUndefined();
+    }
+    // None of them deleted the shift; its own path does.
+    expect(events).toEqual([]);
+    const deleted = await app.inject({ method: 'DELETE', url: shift, headers: as });
+    expect(deleted.json()).toMatchObject({ guid, deleted: true });
+    await vi.waitFor(() => expect(events).toEqual([expect.objectContaining({ shiftGuid: guid })]));
   });
 });
 
