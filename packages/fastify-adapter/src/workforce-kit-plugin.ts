@@ -355,7 +355,9 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       const permission = permitRestaurant(
         authentication.principal,
         request.headers[RESTAURANT_HEADER],
-        request.ip,
+        // The socket's address, as the Express router counts it: not request.ip, which the
+        // host's trustProxy would take from a header the client may set.
+        request.socket.remoteAddress,
       );
       if (permission.problem !== undefined) {
         return problem(request, reply, permission.problem, operation);
@@ -442,6 +444,8 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     fastify.route({
       method: operation.method,
       url: fastifyPath(operation.path),
+      // HEAD answers as GET does, whatever the instance's exposeHeadRoutes.
+      exposeHeadRoute: true,
       schema: requestSchemas(operation),
       // Validation failures are answered as the API's problems, listing every bad input.
       attachValidation: true,

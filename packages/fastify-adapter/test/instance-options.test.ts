@@ -118,6 +118,37 @@ describe("the host's router options", () => {
     }
   });
 
+  it('do not take HEAD from the API (exposeHeadRoutes: false)', async () => {
+    const app = await appWith({ ...fastifyOptions, exposeHeadRoutes: false }, (host) =>
+      host.get('/healthz', async () => ({ ok: true })),
+    );
+    expect((await app.inject({ method: 'HEAD', url: '/healthz' })).statusCode).toBe(404);
+    const url = `/restaurants/v1/restaurants/${world.restaurant.guid}`;
+    const [get, head] = [
+      await app.inject({ method: 'GET', url, headers: as }),
+      await app.inject({ method: 'HEAD', url, headers: as }),
+    ];
+    expect([get.statusCode, head.statusCode]).toEqual([200, 200]);
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.body).toBe('');
+  });
+
+  it('do not make the rate limits trust a forwarded address (trustProxy)', async () => {
+    const app = await appWith({ ...fastifyOptions, trustProxy: true }, undefined, {
+      rateLimit: { perSecond: 1, per15Minutes: 100 },
+    });
+    // No context: counted by the client's address, which is the socket's, as in Express.
+    const statuses = [];
+    for (const forwarded of ['203.0.113.1', '203.0.113.2']) {
+      const res = await app.inject({
+        url: `/restaurants/v1/restaurants/${world.restaurant.guid}`,
+        headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwarded },
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([400, 429]);
+  });
+
   it('do not widen the API: its paths are matched as Express matches them', async () => {
     const events: unknown[] = [];
     const app = await appWith(lenient, undefined, { onEvent: (event) => void events.push(event) });
