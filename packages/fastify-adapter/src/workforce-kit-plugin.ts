@@ -79,10 +79,11 @@ function decodes(segment: string): boolean {
  * is taken literally (its `%` escaped), so that the request reaches the plugin, which checks the
  * token first and then refuses the segment with 400 `VALIDATION_FAILED`, as the Express router
  * does. Without it, Fastify answers such a URL itself, with its own 400, before any hook runs.
+ * {@link fastifyOptions} holds it, with the router options the plugin needs.
  *
  * @example
  * ```ts
- * const app = Fastify({ rewriteUrl });
+ * const app = Fastify({ rewriteUrl, routerOptions: { maxParamLength: LONGEST_PATH_PARAMETER } });
  * await app.register(workforceKit, { store, auth });
  * ```
  */
@@ -559,17 +560,38 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
  * request, request id and timeout; bearer authentication (401) and scope (403); the restaurant
  * the token may act for (403); rate limits (429); media type (415) and body (413, 400);
  * validation (400); the use case. A known path with another method is 405 with `Allow`; an
- * unknown path under the API's prefixes 404. Pass {@link rewriteUrl} to the Fastify instance for
- * the router's answer to a path that does not percent-decode.
+ * unknown path under the API's prefixes 404; any other path is the host's. The plugin is
+ * encapsulated: its hooks, body parser, validator compiler, error handler and request decorator
+ * apply to its own routes only. Register it under any `prefix`.
+ *
+ * What it needs of the Fastify instance, which a plugin cannot set: create the instance with
+ * {@link fastifyOptions} (`Fastify({ ...fastifyOptions, logger: true })`), which holds
+ * {@link rewriteUrl} and a router `maxParamLength` past the longest identifier. The plugin refuses
+ * to register on an instance whose router would not route an identifier of
+ * {@link LONGEST_PATH_PARAMETER} characters. The instance's other router options (case
+ * insensitivity, trailing or doubled slashes) do not widen the API's paths, `exposeHeadRoutes`
+ * does not take HEAD away, and `trustProxy` does not change the address the rate limits count.
+ *
+ * Where Fastify answers differently from the Express router, because the instance decides:
+ * - without `rewriteUrl`, Fastify answers a path that does not percent-decode itself, with its
+ *   own 400 (not problem details, no request id), before the token is checked; with it, the
+ *   plugin answers as Express does (401 without a token, then 400 `VALIDATION_FAILED`, or 404
+ *   for `restaurantGUID`).
+ * - a method the instance does not route (Fastify routes GET, HEAD, POST, PUT, DELETE, PATCH,
+ *   OPTIONS, TRACE and QUERY; not SEARCH, PROPFIND, …) never reaches the plugin: the host's 404,
+ *   where Express answers 405. Add it with `app.addHttpMethod` before registering the plugin to
+ *   get the 405.
+ * - the instance's `useSemicolonDelimiter` and `querystringParser` apply to the API's requests
+ *   too: with `useSemicolonDelimiter`, `;` starts the query string of an API path as well.
  *
  * @example
  * ```ts
  * import Fastify from 'fastify';
  * import { createMemoryStore } from '@workforce-kit/core';
- * import { createJwtVerifier, rewriteUrl, workforceKit } from '@workforce-kit/fastify-adapter';
+ * import { createJwtVerifier, fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
  *
- * const app = Fastify({ rewriteUrl });
- * await app.register(workforceKit, { store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
+ * const app = Fastify({ ...fastifyOptions, logger: true });
+ * await app.register(workforceKit, { prefix: '/api', store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
  * await app.listen({ port: 8080 });
  * ```
  */
