@@ -1,6 +1,7 @@
 // Every status of every operation, over real HTTP (supertest) to each adapter's app, with response
 // validation on: each answer must also match the spec, or it would be a 500.
 import {
+  createMemoryStore,
   type EmployeeRepository,
   type MemoryStore,
   type RestaurantRepository,
@@ -16,6 +17,7 @@ import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADAPTERS,
+  aWorld,
   closeApps,
   type TestApp,
   testApp,
@@ -569,6 +571,12 @@ for (const adapter of ADAPTERS) {
       { operation: 'getRestaurant', path: `/restaurants/v1/restaurants/${w.restaurant.guid}` },
     ];
 
+    /** A world and a memory store of it, to wrap: the app over the wrapped store is the test's. */
+    function aMemoryStore(): { world: World; store: MemoryStore } {
+      const world = aWorld();
+      return { world, store: createMemoryStore(world.seed) };
+    }
+
     /** The memory store with each repository method replaced by `override`. */
     function storeWith(
       base: MemoryStore,
@@ -636,7 +644,7 @@ for (const adapter of ADAPTERS) {
     });
 
     it('500 INTERNAL_ERROR with nothing internal, when a store throws', async () => {
-      const base = await testApp(adapter);
+      const base = aMemoryStore();
       const store = storeWith(base.store, () => () => {
         throw new Error('connection string postgres://admin:hunter2@db/workforce');
       });
@@ -650,7 +658,7 @@ for (const adapter of ADAPTERS) {
     });
 
     it('503 STORAGE_UNAVAILABLE with Retry-After, when the store is down', async () => {
-      const base = await testApp(adapter);
+      const base = aMemoryStore();
       const store = storeWith(
         base.store,
         (name) => () => errAsync(storageUnavailable(name, new Error('ECONNREFUSED'))),
@@ -666,7 +674,7 @@ for (const adapter of ADAPTERS) {
     });
 
     it('503 WRITE_CONTENTION when every write loses its compare-and-set', async () => {
-      const base = await testApp(adapter);
+      const base = aMemoryStore();
       const conflict = () => errAsync(versionConflict(base.world.employee.guid, 1));
       const store: ApiStore = {
         employees: { ...base.store.employees, write: conflict },
@@ -683,7 +691,7 @@ for (const adapter of ADAPTERS) {
     });
 
     it('503 REQUEST_TIMEOUT when the store does not answer in time', async () => {
-      const base = await testApp(adapter);
+      const base = aMemoryStore();
       const never = () => new ResultAsync(new Promise<never>(() => {}));
       const store = storeWith(base.store, () => never);
       const t = await testApp(adapter, { store, requestTimeoutMs: 100 }, base.world);
