@@ -1,0 +1,56 @@
+// The web-framework adapters every HTTP-level test runs against, kysely style: one suite, looped
+// over this table. Each serves the API of the options at the root of a new app of its framework,
+// over real HTTP on a free port of 127.0.0.1.
+import type { AddressInfo } from 'node:net';
+import { createRouter } from '@workforce-kit/express-adapter';
+import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import type { ApiOptions } from '@workforce-kit/http';
+import express from 'express';
+import Fastify from 'fastify';
+
+/** An app serving the API, listening. */
+export interface Served {
+  /** `http://127.0.0.1:<port>`, for `request(url)`. */
+  readonly url: string;
+  /** Stops listening and ends the app's connections. */
+  close(): Promise<void>;
+}
+
+export interface Adapter {
+  readonly name: 'express' | 'fastify';
+  /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
+  serve(options: ApiOptions): Promise<Served>;
+}
+
+export const ADAPTERS: readonly Adapter[] = [
+  {
+    name: 'express',
+    async serve(options) {
+      const router = createRouter(options);
+      await router.ready;
+      const server = express().use(router).listen(0, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        server.once('listening', resolve).once('error', reject);
+      });
+      const { port } = server.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((resolve, reject) => {
+            server.close((error) => (error ? reject(error) : resolve()));
+            server.closeAllConnections();
+          }),
+      };
+    },
+  },
+  {
+    name: 'fastify',
+    async serve(options) {
+      const app = Fastify({ ...fastifyOptions, forceCloseConnections: true });
+      await app.register(workforceKit, options);
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+    },
+  },
+];
