@@ -18,9 +18,9 @@ import {
 import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
 import { type JWTPayload, SignJWT } from 'jose';
 import { pino } from 'pino';
-import type { Adapter, Served } from './adapters.js';
+import type { Adapter, Served } from '../../support/adapters.js';
 
-export { ADAPTERS, type Adapter } from './adapters.js';
+export { ADAPTERS, type Adapter } from '../../support/adapters.js';
 
 export const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
 export const ALL_SCOPES = 'labor.employees:write labor.shifts:write restaurants:read';
