@@ -86,7 +86,8 @@ async function createStore(
     else if (kind.kind === 'pglite') {
       const db = await openPGlite(kind.dataDir);
       try {
-        store = await createPostgresStore({ client: db, ownsClient: true });
+        // The only writer of its directory: restaurants are read from the database once.
+        store = await createPostgresStore({ client: db, ownsClient: true, cacheRestaurants: true });
       } catch (error) {
         await db.close().catch(() => {});
         throw error;
