@@ -1,6 +1,9 @@
-// openPGlite creates a new database in a child process (its memory goes back to the system),
-// moves it into the directory, and starts PGlite with small shared buffers; an interrupted
-// creation is started over, and a directory of other files is refused, untouched.
+// openPGlite creates a new database in a child process (its memory goes back to the system), from
+// the empty database the package's build makes (or with initdb when that cannot be used), moves it
+// into the directory, and starts PGlite with small shared buffers; an interrupted creation is
+// started over, and a directory of other files is refused, untouched.
+
+import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,9 +15,20 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { LOCK_FILE_NAME, openPGlite, PGliteOpenError } from '@workforce-kit/postgres';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// The template is made by the package's build; made here too when the build has not run.
+const postgresPackage = new URL('../../packages/postgres/', import.meta.url);
+beforeAll(() => {
+  if (!existsSync(new URL('pglite-template/pgdata.tar.gz', postgresPackage))) {
+    execFileSync(process.execPath, ['scripts/build-pglite-template.mjs'], {
+      cwd: postgresPackage,
+    });
+  }
+}, 120_000);
 
 const made: string[] = [];
 function newDirectory(): string {
@@ -42,6 +56,17 @@ describe('openPGlite', { timeout: 120_000 }, () => {
     expect((await second.query('select value from kept')).rows).toEqual([{ value: 'here' }]);
     expect((await second.query('show shared_buffers')).rows).toEqual([{ shared_buffers: '8MB' }]);
     await second.close();
+  });
+
+  it('creates the database with initdb when the template is not a database PGlite can start on', async () => {
+    const dir = newDirectory();
+    const template = join(made.at(-1) ?? tmpdir(), 'not-a-database.tar.gz');
+    writeFileSync(template, gzipSync(Buffer.from('not a tar archive')));
+    const db = await openPGlite(dir, {}, { template });
+    await db.exec('create table kept (value int); insert into kept values (1)');
+    expect((await db.query('select value from kept')).rows).toEqual([{ value: 1 }]);
+    await db.close();
+    expect(readdirSync(dir)).toContain('PG_VERSION');
   });
 
   it('starts over a creation that was interrupted (its marker left behind)', async () => {

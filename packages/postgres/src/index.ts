@@ -18,6 +18,11 @@ export {
   migrate,
   migrationStatement,
 } from './migrations.js';
-export { openPGlite, PGLITE_SETTINGS, PGliteOpenError } from './pglite.js';
+export {
+  openPGlite,
+  PGLITE_SETTINGS,
+  type PGliteCreation,
+  PGliteOpenError,
+} from './pglite.js';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type { SqlClient } from './sql-client.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { LOCK_FILE_NAME, lockDirectory } from './directory-lock.js';
 
@@ -31,6 +31,20 @@ export class PGliteOpenError extends Error {
  */
 export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '16MB' };
 
+/** How {@link openPGlite} creates a new database. */
+export interface PGliteCreation {
+  /**
+   * The PGlite data-directory tarball (`dumpDataDir('gzip')`) a new database starts from, or
+   * `false` to run PostgreSQL's `initdb`. A tarball PGlite cannot start on (one of another
+   * PostgreSQL version) is set aside for `initdb`.
+   * @default the empty database built with this package (`pglite-template/`), when present
+   */
+  readonly template?: string | false;
+}
+
+/** The empty database this package's build makes (scripts/build-pglite-template.mjs). */
+const BUILT_TEMPLATE = fileURLToPath(new URL('../pglite-template/pgdata.tar.gz', import.meta.url));
+
 /** Present while {@link openPGlite} moves a database it created into place; gone once complete. */
 const CREATING_MARKER = 'workforce-kit.creating';
 /** Where the child process creates the database, inside the directory (so one rename each). */
@@ -51,9 +65,11 @@ const CREATING_DIR = 'workforce-kit.creating.d';
  * locate a valid checkpoint record"). To share one database among processes, use a PostgreSQL
  * server.
  *
- * Memory: a new database is created (PostgreSQL's `initdb`) in a short-lived child process, whose
- * memory (several hundred MB in PGlite: a second engine and initdb's own) goes back to the system
- * when it exits, and this process then opens the database as on any later start. PGlite starts
+ * A new database is created in a short-lived child process, whose memory (several hundred MB in
+ * PGlite: a second engine and initdb's own) goes back to the system when it exits; this process
+ * then opens the database as on any later start. It starts from the empty database this package
+ * is built with (a 4 MB tarball, about a second) rather than running `initdb` (several seconds),
+ * unless `creation.template` says otherwise or PGlite cannot start on it. PGlite starts
  * with {@link PGLITE_SETTINGS} (`shared_buffers` of 16 MB) unless `options.startParams` is given.
  * A creation that is interrupted (the process killed) is started over by the next open; a
  * directory that holds other files but no database is refused rather than written into.
@@ -62,6 +78,7 @@ const CREATING_DIR = 'workforce-kit.creating.d';
  *
  * @param dataDir - the directory; created if missing
  * @param options - PGlite's options (not `dataDir`)
+ * @param creation - how a new database is created
  * @returns the open database; pass it to `createPostgresStore` with `ownsClient: true` so that the
  *   store's `close()` closes it and releases the lock
  * @throws DirectoryLockedError when another running process holds the directory
@@ -77,6 +94,7 @@ const CREATING_DIR = 'workforce-kit.creating.d';
 export async function openPGlite(
   dataDir: string,
   options: Omit<PGliteOptions, 'dataDir'> = {},
+  creation: PGliteCreation = {},
 ): Promise<PGlite> {
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDirectory(dataDir);
@@ -88,7 +106,10 @@ export async function openPGlite(
       ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ];
     // A database loaded from a tarball (`loadDataDir`) is created by PGlite itself.
-    if (options.loadDataDir === undefined) await createDatabaseIfMissing(dataDir);
+    if (options.loadDataDir === undefined) {
+      const template = creation.template ?? (existsSync(BUILT_TEMPLATE) ? BUILT_TEMPLATE : false);
+      await createDatabaseIfMissing(dataDir, template);
+    }
     db = await PGlite.create(dataDir, { ...options, startParams });
   } catch (error) {
     lock.release();
@@ -113,7 +134,7 @@ export async function openPGlite(
  * folder inside the directory; then moves it into place, `PG_VERSION` last, under a marker that
  * lets the next open start an interrupted creation over.
  */
-async function createDatabaseIfMissing(dataDir: string): Promise<void> {
+async function createDatabaseIfMissing(dataDir: string, template: string | false): Promise<void> {
   const dir = resolve(dataDir);
   if (existsSync(join(dir, 'PG_VERSION'))) return;
   const marker = join(dir, CREATING_MARKER);
@@ -132,7 +153,7 @@ async function createDatabaseIfMissing(dataDir: string): Promise<void> {
   for (const name of foreign) rmSync(join(dir, name), { recursive: true, force: true });
   const creating = join(dir, CREATING_DIR);
   rmSync(creating, { recursive: true, force: true });
-  await createInChildProcess(creating);
+  await createInChildProcess(creating, template);
   writeFileSync(marker, '');
   const names = readdirSync(creating).filter((name) => name !== 'PG_VERSION');
   for (const name of [...names, 'PG_VERSION']) renameSync(join(creating, name), join(dir, name));
@@ -140,19 +161,33 @@ async function createDatabaseIfMissing(dataDir: string): Promise<void> {
   rmSync(marker);
 }
 
-/** Runs PGlite's database creation in a child Node process, which exits when it is done. */
-function createInChildProcess(directory: string): Promise<void> {
+/**
+ * Runs PGlite's database creation in a child Node process, which exits when it is done: from the
+ * template when there is one PGlite starts on, else with `initdb`.
+ */
+function createInChildProcess(directory: string, template: string | false): Promise<void> {
   const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
   const program = `
-    const [pglite, directory] = process.argv.slice(1);
+    import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+    const [pglite, directory, template] = process.argv.slice(1);
     const { PGlite } = await import(pglite);
-    const db = await PGlite.create(directory);
+    let db;
+    if (template !== '') {
+      try {
+        db = await PGlite.create(directory, { loadDataDir: new Blob([readFileSync(template)]) });
+      } catch (error) {
+        process.stderr.write('the template cannot be used (' + error.message + '): initdb\\n');
+        rmSync(directory, { recursive: true, force: true });
+        mkdirSync(directory);
+      }
+    }
+    db ??= await PGlite.create(directory);
     await db.close();
   `;
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '--eval', program, pglite, directory],
+      ['--input-type=module', '--eval', program, pglite, directory, template || ''],
       { maxBuffer: 1 << 20 },
       (error, _stdout, stderr) => {
         if (error === null) done();
