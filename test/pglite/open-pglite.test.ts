@@ -24,9 +24,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 const postgresPackage = new URL('../../packages/postgres/', import.meta.url);
 beforeAll(() => {
   if (!existsSync(new URL('pglite-template/pgdata.tar.gz', postgresPackage))) {
-    execFileSync(process.execPath, ['scripts/build-pglite-template.mjs'], {
-      cwd: postgresPackage,
-    });
+    execFileSync('pnpm', ['run', 'build'], { cwd: postgresPackage });
   }
 }, 120_000);
 
