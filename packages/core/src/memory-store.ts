@@ -9,9 +9,8 @@ import {
 } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
-import type { ConditionalWrite, SeedOutcome, WorkforceStore } from './ports.js';
+import type { ConditionalWrite, SeedOutcome, SeedRecords, WorkforceStore } from './ports.js';
 import type { Employee, Restaurant, Shift, StoredRecord } from './records.js';
-import type { Seed } from './seed.js';
 
 /** The memory store: a {@link WorkforceStore} whose recorded events can also be read at once. */
 export interface MemoryStore extends WorkforceStore {
@@ -80,17 +79,20 @@ class RecordTable<T extends Identified> {
  * step, so it is correct under any number of concurrent async callers. Data lives as long as the
  * store; it is not shared between processes.
  *
- * @param seed - records to load at once (a parsed seed, see `parseSeed`)
+ * @param seed - records to load at once (a parsed seed file, for one)
  * @param options - how many events to keep
  * @returns the store
  * @example
  * ```ts
- * const store = createMemoryStore(parseSeed(json, new Date())._unsafeUnwrap());
+ * const store = createMemoryStore({ restaurants: [restaurant], employees: [employee], shifts: [] });
  * const result = await unarchiveEmployee({ employees: store.employees, clock, ids }, command);
  * store.recordedEvents(); // [{ type: 'EmployeeUnarchived', … }]
  * ```
  */
-export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {}): MemoryStore {
+export function createMemoryStore(
+  seed?: SeedRecords,
+  options: MemoryStoreOptions = {},
+): MemoryStore {
   const eventLogLimit = options.eventLogLimit ?? 10_000;
   const restaurants = new Map<string, Restaurant>();
   const employees = new RecordTable<Employee>();
@@ -115,7 +117,7 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
     return restaurants.size === 0 && employees.size === 0 && shifts.size === 0;
   }
 
-  function load(data: Seed): void {
+  function load(data: SeedRecords): void {
     for (const restaurant of data.restaurants)
       restaurants.set(restaurant.guid, snapshot(restaurant));
     for (const employee of data.employees) employees.put(snapshot(employee));

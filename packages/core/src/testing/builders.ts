@@ -1,6 +1,6 @@
 import type { ExternalId, Guid } from '../identifiers.js';
+import type { SeedRecords } from '../ports.js';
 import type { Employee, Reference, Restaurant, Shift } from '../records.js';
-import type { Seed, SeedClient } from '../seed.js';
 
 /** A fresh random platform GUID. */
 export function newGuid(): Guid {
@@ -100,21 +100,7 @@ export function aShift(restaurantGuid: Guid, overrides: Partial<Shift> = {}): Sh
   };
 }
 
-/** A login client that may act for `restaurants` with every scope. */
-export function aClient(
-  restaurants: readonly (Guid | '*')[],
-  overrides: Partial<SeedClient> = {},
-): SeedClient {
-  return {
-    clientId: `client-${newGuid().slice(0, 8)}`,
-    clientSecret: 'correct-horse-battery-staple',
-    scopes: ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'],
-    restaurants,
-    ...overrides,
-  };
-}
-
-/** A seed of the given parts; the missing collections are empty. */
-export function aSeed(parts: Partial<Seed> = {}): Seed {
-  return { restaurants: [], employees: [], shifts: [], clients: [], ...parts };
+/** Records to seed a store with, of the given parts; the missing collections are empty. */
+export function seedRecords(parts: Partial<SeedRecords> = {}): SeedRecords {
+  return { restaurants: [], employees: [], shifts: [], ...parts };
 }

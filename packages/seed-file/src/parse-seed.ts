@@ -1,16 +1,16 @@
-import { err, ok, type Result } from 'neverthrow';
-import { z } from 'zod';
-import { type ExternalId, type Guid, IDENTIFIER_PATTERNS } from './identifiers.js';
 import {
   type DaySchedule,
-  type Employee,
+  type ExternalId,
+  type Guid,
+  IDENTIFIER_PATTERNS,
   type Instant,
-  type Restaurant,
-  type Shift,
+  type SeedRecords,
   WEEKDAYS,
-} from './records.js';
+} from '@workforce-kit/core';
+import { err, ok, type Result } from 'neverthrow';
+import { z } from 'zod';
 
-/** The OAuth scopes of the operations. */
+/** The OAuth scopes of the operations, which a client of the seed may be granted. */
 export const SCOPES = ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -23,11 +23,11 @@ export interface SeedClient {
   readonly restaurants: readonly (Guid | '*')[];
 }
 
-/** A parsed, validated seed: domain records ready for a store, and the login clients. */
-export interface Seed {
-  readonly restaurants: readonly Restaurant[];
-  readonly employees: readonly Employee[];
-  readonly shifts: readonly Shift[];
+/**
+ * A parsed, validated seed: the records, ready for a store's `seed` (the core's `SeedRecords`),
+ * and the clients of the development login.
+ */
+export interface Seed extends SeedRecords {
   readonly clients: readonly SeedClient[];
 }
 
