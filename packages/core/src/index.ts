@@ -68,8 +68,10 @@ export type {
 } from './ports.js';
 export {
   type DaySchedule,
+  type Deletion,
   type Delivery,
   type Employee,
+  type EmployeeFields,
   type Instant,
   type OnlineOrdering,
   type PaymentOptions,
@@ -83,6 +85,7 @@ export {
   type Schedules,
   type Service,
   type Shift,
+  type ShiftFields,
   type StoredRecord,
   type TimeOfDay,
   type WageOverride,

@@ -452,14 +452,16 @@ interface Dated {
 
 /** A seeded record at version 1; missing dates are the load time; deletedDate only when deleted. */
 function stamped<T extends Dated>(entry: T, loadedAt: Instant) {
-  const { deletedDate, ...rest } = entry;
+  const { deleted, deletedDate, ...rest } = entry;
   const dated = {
     ...rest,
     version: 1,
     createdDate: entry.createdDate ?? loadedAt,
     modifiedDate: entry.modifiedDate ?? loadedAt,
   };
-  return entry.deleted ? { ...dated, deletedDate: deletedDate ?? loadedAt } : dated;
+  return deleted
+    ? { ...dated, deleted, deletedDate: deletedDate ?? loadedAt }
+    : { ...dated, deleted };
 }
 
 function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
