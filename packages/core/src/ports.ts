@@ -21,10 +21,10 @@ export interface ConditionalWrite<T> {
 export interface ConditionalWriter<T> {
   /**
    * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
-   * stored version is `expectedVersion`, and stores the events with it, atomically. The store may
-   * keep the objects it is given; records are immutable values. A record's identity
-   * (restaurant, GUID, external id) never changes: a write that changes its external id is
-   * refused with `IdentityChangeRefused` and changes nothing.
+   * stored version is `expectedVersion`, and stores the events with it, atomically. The objects
+   * it is given stay the caller's: the store neither changes (nor freezes) nor keeps them. A
+   * record's identity (restaurant, GUID, external id) never changes: a write that changes its
+   * external id is refused with `IdentityChangeRefused` and changes nothing.
    *
    * @returns the stored record (version `expectedVersion + 1`), or `VersionConflict` when the
    *   stored version differs or the record is missing; then nothing is written

@@ -5,6 +5,7 @@ import type { Clock, IdSource, WorkforceStore } from '../ports.js';
 import type { Employee, Shift } from '../records.js';
 import { archiveEmployee, deleteShift, unarchiveEmployee } from '../use-cases.js';
 import {
+  aJobReference,
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
@@ -257,6 +258,24 @@ export function describeStoreConformance(
           version: 2,
         });
         expect((await store.events.list())._unsafeUnwrap()).toEqual([event]);
+      });
+
+      it('leave the objects they are given as they were: not frozen, and not kept', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+        const jobs = [aJobReference()];
+        const next: Employee = { ...employee, jobReferences: jobs };
+        const event = anEvent(employee, 'EmployeeArchived');
+
+        await store.employees.write({ record: next, expectedVersion: 1, events: [event] });
+        jobs.push(aJobReference());
+
+        expect(
+          [employee, next, jobs, jobs[0], event].map((given) => Object.isFrozen(given)),
+        ).toEqual([false, false, false, false, false]);
+        expect(
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
+        ).toEqual({ ...employee, jobReferences: jobs.slice(0, 1), version: 2 });
       });
 
       it('refuse a stale version and change nothing, events included', async () => {
