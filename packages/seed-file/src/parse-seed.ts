@@ -534,7 +534,18 @@ export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInval
   );
 }
 
-/** One line per issue: `employees[3] (6a2b…) jobReferences[0].guid: must be a platform GUID`. */
+/**
+ * The issues of a refused seed as text, one line per issue:
+ * `employees[3] (6a2b…) jobReferences[0].guid: must be a platform GUID`.
+ *
+ * @param invalid - the error of {@link parseSeed}
+ * @returns the lines, joined with `\n`
+ * @example
+ * ```ts
+ * const seed = parseSeed(json, new Date());
+ * if (seed.isErr()) throw new Error(`the seed file is refused:\n${formatSeedIssues(seed.error)}`);
+ * ```
+ */
 export function formatSeedIssues(invalid: SeedInvalid): string {
   return invalid.issues
     .map((issue) => `${issue.entry}${issue.field ? ` ${issue.field}` : ''}: ${issue.message}`)
