@@ -8,8 +8,8 @@ import {
   type RecordedEvent,
   type RecordIdentifier,
   type Restaurant,
-  type Seed,
   type SeedOutcome,
+  type SeedRecords,
   type Shift,
   type StorageError,
   type StoredRecord,
@@ -232,7 +232,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             )
         ).map((rows) => rows.map((row) => json(row.payload) as unknown as RecordedEvent)),
     },
-    seed: (seed: Seed) =>
+    seed: (seed: SeedRecords) =>
       query<{ seeded: boolean }>('seed', 'SELECT workforce_kit_seed($1::jsonb) AS seeded', [
         JSON.stringify({
           restaurants: seed.restaurants,

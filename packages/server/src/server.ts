@@ -3,13 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import {
-  createMemoryStore,
-  formatSeedIssues,
-  parseSeed,
-  type Seed,
-  type WorkforceStore,
-} from '@workforce-kit/core';
+import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
 import { type AccessTokenVerifier, createJwtVerifier } from '@workforce-kit/express-adapter';
 import {
   createPostgresStore,
@@ -17,6 +11,7 @@ import {
   openPGlite,
   PGliteOpenError,
 } from '@workforce-kit/postgres';
+import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
