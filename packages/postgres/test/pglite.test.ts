@@ -31,13 +31,13 @@ describe('cacheRestaurants', () => {
     const first = aRestaurant({ general: { name: 'First', archived: false } });
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toBeNull();
 
-    await store.seed({ restaurants: [first], employees: [], shifts: [], clients: [] });
+    await store.seed({ restaurants: [first], employees: [], shifts: [] });
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toEqual(first);
 
     // Seeding is how restaurants change: a new seed into the emptied database is read afresh.
     await emptyTables(db);
     const renamed = { ...first, general: { ...first.general, name: 'Renamed' } };
-    await store.seed({ restaurants: [renamed], employees: [], shifts: [], clients: [] });
+    await store.seed({ restaurants: [renamed], employees: [], shifts: [] });
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toEqual(renamed);
   });
 });
