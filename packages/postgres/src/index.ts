@@ -18,6 +18,31 @@ export {
   migrate,
   migrationStatement,
 } from './migrations.js';
+export {
+  listenForNotifications,
+  type NotificationEvents,
+  type NotificationListener,
+} from './notifications.js';
+export {
+  createOutboxRelay,
+  type Deliverer,
+  type DeliveryCounts,
+  type DeliveryOutcome,
+  type DeliveryResult,
+  type DestinationBacklog,
+  type OutboxDelivery,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+  outboxBacklog,
+  RETRY_DEFAULTS,
+  type RedriveFilter,
+  type RetryPolicy,
+  redriveOutboxDeliveries,
+  registerOutboxDestinations,
+  retireOutboxDestination,
+  retryDelayMs,
+} from './outbox-relay.js';
+export { OUTBOX_CHANNEL } from './outbox-schema.js';
 export { openPGlite, PGliteOpenError } from './pglite.js';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type { SqlClient } from './sql-client.js';
