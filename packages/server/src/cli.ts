@@ -94,6 +94,11 @@ try {
       `  OpenAPI spec   ${server.url}/openapi.yaml`,
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
+      `  Webhooks       ${
+        config.value.webhooks === undefined
+          ? 'off (set WEBHOOK_URLS and WEBHOOK_SECRET to send them)'
+          : `to ${config.value.webhooks.urls.join(', ')}`
+      }`,
       ...(secretMadeAtStart ? [`  Tokens         ${GENERATED_SECRET_HINT}`] : []),
       '',
       'Try it:',
