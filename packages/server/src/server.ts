@@ -135,7 +135,7 @@ async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Pr
 }
 
 /** Logs what keeps happening (a database down for minutes) once per context and interval. */
-function throttled(logger: Logger, intervalMs: number) {
+function throttled(intervalMs: number) {
   const last = new Map<string, number>();
   return (context: string, log: () => void) => {
     const now = Date.now();
@@ -156,7 +156,7 @@ async function startRelay(
 ): Promise<OutboxRelay | undefined> {
   const { webhooks } = config;
   if (webhooks === undefined) return undefined;
-  const once = throttled(logger, 30_000);
+  const once = throttled(30_000);
   try {
     return await createOutboxRelay({
       client,
