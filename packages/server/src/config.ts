@@ -55,6 +55,8 @@ export interface WebhookConfig {
   readonly maxAttempts: number;
   /** A delivery that fails when its event is older than this is dead-lettered. */
   readonly maxAgeMs: number;
+  /** The longest wait between two attempts (the backoff doubles from 1 s up to it). */
+  readonly retryMaxDelayMs: number;
   /** How long a process holds the deliveries it claimed: a killed one's come back after it. */
   readonly leaseMs: number;
 }
@@ -137,6 +139,7 @@ const environment = z.object({
   WEBHOOK_MAX_ATTEMPTS: positiveInt('WEBHOOK_MAX_ATTEMPTS').default(20),
   WEBHOOK_MAX_AGE_SECONDS: positiveInt('WEBHOOK_MAX_AGE_SECONDS').default(86_400),
   WEBHOOK_LEASE_MS: positiveInt('WEBHOOK_LEASE_MS').default(30_000),
+  WEBHOOK_RETRY_MAX_MS: positiveInt('WEBHOOK_RETRY_MAX_MS').default(3_600_000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
@@ -273,6 +276,7 @@ function webhookConfig(
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
     maxAgeMs: env.WEBHOOK_MAX_AGE_SECONDS * 1000,
+    retryMaxDelayMs: env.WEBHOOK_RETRY_MAX_MS,
     leaseMs: env.WEBHOOK_LEASE_MS,
   });
 }

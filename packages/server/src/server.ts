@@ -164,7 +164,11 @@ async function startRelay(
       deliver: createWebhookDeliverer({ secret: webhooks.secret, timeoutMs: webhooks.timeoutMs }),
       leaseMs: webhooks.leaseMs,
       concurrency: 2,
-      retry: { maxAttempts: webhooks.maxAttempts, maxAgeMs: webhooks.maxAgeMs },
+      retry: {
+        maxAttempts: webhooks.maxAttempts,
+        maxAgeMs: webhooks.maxAgeMs,
+        maxDelayMs: webhooks.retryMaxDelayMs,
+      },
       onOutcome: ({ delivery, outcome, error }) => {
         const fields = {
           webhook: delivery.destination,

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       timeoutMs: 5000,
       maxAttempts: 20,
       maxAgeMs: 86_400_000,
+      retryMaxDelayMs: 3_600_000,
       leaseMs: 30_000,
     });
     expect(
@@ -54,8 +55,15 @@ describe('loadConfig', () => {
         WEBHOOK_MAX_ATTEMPTS: '3',
         WEBHOOK_MAX_AGE_SECONDS: '60',
         WEBHOOK_LEASE_MS: '4000',
+        WEBHOOK_RETRY_MAX_MS: '8000',
       })._unsafeUnwrap().webhooks,
-    ).toMatchObject({ timeoutMs: 2000, maxAttempts: 3, maxAgeMs: 60_000, leaseMs: 4000 });
+    ).toMatchObject({
+      timeoutMs: 2000,
+      maxAttempts: 3,
+      maxAgeMs: 60_000,
+      leaseMs: 4000,
+      retryMaxDelayMs: 8000,
+    });
   });
 
   it('refuses a webhook secret that is not whsec_ and the base64 of 24 to 64 bytes, in one line', () => {
