@@ -12,7 +12,7 @@ import {
   toEmployeeBody,
   toRestaurantBody,
 } from '@workforce-kit/express-adapter';
-import { rewriteUrl, workforceKit } from '@workforce-kit/fastify-adapter';
+import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
 import { createPostgresStore } from '@workforce-kit/postgres';
 import express from 'express';
 import Fastify from 'fastify';
@@ -53,7 +53,7 @@ async function storeFor(name: string): Promise<WorkforceStore> {
 }
 
 if (mode?.startsWith('fastify')) {
-  const fastify = Fastify({ rewriteUrl });
+  const fastify = Fastify(fastifyOptions);
   if (mode === 'fastify') {
     await fastify.register(workforceKit, {
       store: createMemoryStore(seed),

@@ -1,6 +1,7 @@
-// End to end: the reference server as a real process, a token from its development login, and
-// every operation driven through the generated SDK of @workforce-kit/types; then the API
-// reference page in headless Chromium.
+// End to end, on each web framework the server offers (HTTP_FRAMEWORK=express|fastify): the
+// reference server as a real process, a token from its development login, and every operation
+// driven through the generated SDK of @workforce-kit/types; then the API reference page in
+// headless Chromium.
 import {
   archiveEmployee,
   type Client,
@@ -22,10 +23,11 @@ const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-let server: ServerProcess;
-let client: Client;
-
-async function login(clientId: string, clientSecret: string): Promise<string> {
+async function login(
+  server: ServerProcess,
+  clientId: string,
+  clientSecret: string,
+): Promise<string> {
   const res = await fetch(`${server.url}/authentication/v1/authentication/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -35,175 +37,193 @@ async function login(clientId: string, clientSecret: string): Promise<string> {
   return ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
 }
 
-beforeAll(async () => {
-  server = await startReferenceServer();
-  const token = await login('harbor-street-integration', 'demo-secret-harbor-street-7d3f9a');
-  client = createClient({ baseUrl: server.url, auth: () => token });
-}, 60_000);
+describe.each(['express', 'fastify'])('the reference server on %s', (framework) => {
+  let server: ServerProcess;
+  let client: Client;
 
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-});
-
-describe('the generated SDK against the reference server', () => {
-  const headers = { 'Platform-Restaurant-External-ID': HARBOR };
-
-  it('gets the restaurant', async () => {
-    const { data, response } = await getRestaurant({
-      client,
-      path: { restaurantGUID: HARBOR },
-      headers,
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('x-request-id')).toBeTruthy();
-    expect(data?.general).toMatchObject({ name: 'Harbor Street Kitchen', archived: false });
-    expect(Object.keys(data?.schedules?.daySchedules ?? {}).sort()).toEqual([
-      'identifier',
-      'weekday',
-      'weekend',
-    ]);
-  });
-
-  it('gets an archived restaurant only with includeArchived', async () => {
-    const annex = { 'Platform-Restaurant-External-ID': ANNEX };
-    const hidden = await getRestaurant({ client, path: { restaurantGUID: ANNEX }, headers: annex });
-    expect(hidden.response.status).toBe(404);
-    expect(hidden.error).toMatchObject({ code: 'RESTAURANT_NOT_FOUND', status: 404 });
-    const shown = await getRestaurant({
-      client,
-      path: { restaurantGUID: ANNEX },
-      query: { includeArchived: true },
-      headers: annex,
-    });
-    expect(shown.data?.general.archived).toBe(true);
-  });
-
-  it('unarchives, refuses to unarchive again, and archives an employee, idempotently', async () => {
-    const unarchived = await unarchiveEmployee({
-      client,
-      path: { employeeId: MARIA },
-      headers,
-      body: {},
-    });
-    expect(unarchived.data).toMatchObject({ guid: MARIA, deleted: false });
-    expect(unarchived.data?.deletedDate).toBeUndefined();
-    expect(unarchived.data?.jobReferences).toHaveLength(2);
-
-    const again = await unarchiveEmployee({
-      client,
-      path: { employeeId: MARIA },
-      headers,
-      body: {},
-    });
-    expect(again.response.status).toBe(400);
-    expect(again.error).toMatchObject({ code: 'EMPLOYEE_NOT_ARCHIVED' });
-
-    const archived = await archiveEmployee({ client, path: { employeeId: MARIA }, headers });
-    expect(archived.data).toMatchObject({
-      guid: MARIA,
-      deleted: true,
-      deletedDate: archived.data?.modifiedDate,
-    });
-    // Again, by the external id: 200 with the record unchanged, modifiedDate included.
-    const again2 = await archiveEmployee({
-      client,
-      path: { employeeId: MARIA_EXTERNAL_ID },
-      headers,
-    });
-    expect(again2.response.status).toBe(200);
-    expect(again2.data).toEqual(archived.data);
-    // The seed gives Maria a point-of-sale passcode; no response carries it.
-    for (const body of [unarchived.data, archived.data, again2.data]) {
-      expect(body).not.toHaveProperty('passcode');
-    }
-  });
-
-  it('deletes a shift by external id, idempotently, and finds it by GUID after', async () => {
-    const first = await deleteShift({ client, path: { shiftId: SHIFT_EXTERNAL_ID }, headers });
-    expect(first.data).toMatchObject({ guid: SHIFT, deleted: true, externalId: SHIFT_EXTERNAL_ID });
-    const byGuid = await deleteShift({ client, path: { shiftId: SHIFT.toUpperCase() }, headers });
-    expect(byGuid.data).toEqual(first.data);
-  });
-
-  it("keeps another restaurant's shift out of reach, though it has the same external id", async () => {
-    const res = await deleteShift({
-      client,
-      path: { shiftId: SHIFT_EXTERNAL_ID },
-      headers: { 'Platform-Restaurant-External-ID': NOODLE_BAR },
-    });
-    expect(res.response.status).toBe(403);
-    expect(res.error).toMatchObject({ code: 'RESTAURANT_NOT_PERMITTED' });
-  });
-
-  it('answers 401 to the SDK without a token', async () => {
-    const anonymous = createClient({ baseUrl: server.url });
-    const res = await getRestaurant({
-      client: anonymous,
-      path: { restaurantGUID: HARBOR },
-      headers,
-    });
-    expect(res.response.status).toBe(401);
-    expect(res.response.headers.get('www-authenticate')).toContain('invalid_token');
-  });
-});
-
-describe('the API reference page in headless Chromium', () => {
-  let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
-  }, 30_000);
+    server = await startReferenceServer({ HTTP_FRAMEWORK: framework });
+    expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
+    const token = await login(
+      server,
+      'harbor-street-integration',
+      'demo-secret-harbor-street-7d3f9a',
+    );
+    client = createClient({ baseUrl: server.url, auth: () => token });
+  }, 60_000);
+
   afterAll(async () => {
-    await browser?.close();
+    expect(await server.stop()).toBe(0);
   });
 
-  it('renders the four operations, with every asset from the server itself', async () => {
-    const page = await browser.newPage();
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    await page.goto(`${server.url}/docs`);
-    await page.waitForSelector('.opblock', { timeout: 20_000 });
+  describe('the generated SDK against the reference server', () => {
+    const headers = { 'Platform-Restaurant-External-ID': HARBOR };
 
-    const operations = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((block) => ({
-        method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
-        path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
-        summary: block.querySelector('.opblock-summary-description')?.textContent?.trim(),
-      })),
-    );
-    expect(operations).toEqual(
-      expect.arrayContaining([
-        {
-          method: 'PUT',
-          path: '/labor/v1/employees/{employeeId}/unarchive',
-          summary: 'Unarchive an employee',
-        },
-        {
-          method: 'DELETE',
-          path: '/labor/v1/employees/{employeeId}',
-          summary: 'Archive an employee',
-        },
-        { method: 'DELETE', path: '/labor/v1/shifts/{shiftId}', summary: 'Delete a shift' },
-        {
-          method: 'GET',
-          path: '/restaurants/v1/restaurants/{restaurantGUID}',
-          summary: 'Get a restaurant',
-        },
-      ]),
-    );
-    expect(operations).toHaveLength(4);
-    expect(await page.textContent('.title')).toContain('workforce-kit API');
-    expect(
-      requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:')),
-    ).toEqual([]);
-    await page.close();
-  }, 30_000);
+    it('gets the restaurant', async () => {
+      const { data, response } = await getRestaurant({
+        client,
+        path: { restaurantGUID: HARBOR },
+        headers,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+      expect(data?.general).toMatchObject({ name: 'Harbor Street Kitchen', archived: false });
+      expect(Object.keys(data?.schedules?.daySchedules ?? {}).sort()).toEqual([
+        'identifier',
+        'weekday',
+        'weekend',
+      ]);
+    });
+
+    it('gets an archived restaurant only with includeArchived', async () => {
+      const annex = { 'Platform-Restaurant-External-ID': ANNEX };
+      const hidden = await getRestaurant({
+        client,
+        path: { restaurantGUID: ANNEX },
+        headers: annex,
+      });
+      expect(hidden.response.status).toBe(404);
+      expect(hidden.error).toMatchObject({ code: 'RESTAURANT_NOT_FOUND', status: 404 });
+      const shown = await getRestaurant({
+        client,
+        path: { restaurantGUID: ANNEX },
+        query: { includeArchived: true },
+        headers: annex,
+      });
+      expect(shown.data?.general.archived).toBe(true);
+    });
+
+    it('unarchives, refuses to unarchive again, and archives an employee, idempotently', async () => {
+      const unarchived = await unarchiveEmployee({
+        client,
+        path: { employeeId: MARIA },
+        headers,
+        body: {},
+      });
+      expect(unarchived.data).toMatchObject({ guid: MARIA, deleted: false });
+      expect(unarchived.data?.deletedDate).toBeUndefined();
+      expect(unarchived.data?.jobReferences).toHaveLength(2);
+
+      const again = await unarchiveEmployee({
+        client,
+        path: { employeeId: MARIA },
+        headers,
+        body: {},
+      });
+      expect(again.response.status).toBe(400);
+      expect(again.error).toMatchObject({ code: 'EMPLOYEE_NOT_ARCHIVED' });
+
+      const archived = await archiveEmployee({ client, path: { employeeId: MARIA }, headers });
+      expect(archived.data).toMatchObject({
+        guid: MARIA,
+        deleted: true,
+        deletedDate: archived.data?.modifiedDate,
+      });
+      // Again, by the external id: 200 with the record unchanged, modifiedDate included.
+      const again2 = await archiveEmployee({
+        client,
+        path: { employeeId: MARIA_EXTERNAL_ID },
+        headers,
+      });
+      expect(again2.response.status).toBe(200);
+      expect(again2.data).toEqual(archived.data);
+      // The seed gives Maria a point-of-sale passcode; no response carries it.
+      for (const body of [unarchived.data, archived.data, again2.data]) {
+        expect(body).not.toHaveProperty('passcode');
+      }
+    });
+
+    it('deletes a shift by external id, idempotently, and finds it by GUID after', async () => {
+      const first = await deleteShift({ client, path: { shiftId: SHIFT_EXTERNAL_ID }, headers });
+      expect(first.data).toMatchObject({
+        guid: SHIFT,
+        deleted: true,
+        externalId: SHIFT_EXTERNAL_ID,
+      });
+      const byGuid = await deleteShift({ client, path: { shiftId: SHIFT.toUpperCase() }, headers });
+      expect(byGuid.data).toEqual(first.data);
+    });
+
+    it("keeps another restaurant's shift out of reach, though it has the same external id", async () => {
+      const res = await deleteShift({
+        client,
+        path: { shiftId: SHIFT_EXTERNAL_ID },
+        headers: { 'Platform-Restaurant-External-ID': NOODLE_BAR },
+      });
+      expect(res.response.status).toBe(403);
+      expect(res.error).toMatchObject({ code: 'RESTAURANT_NOT_PERMITTED' });
+    });
+
+    it('answers 401 to the SDK without a token', async () => {
+      const anonymous = createClient({ baseUrl: server.url });
+      const res = await getRestaurant({
+        client: anonymous,
+        path: { restaurantGUID: HARBOR },
+        headers,
+      });
+      expect(res.response.status).toBe(401);
+      expect(res.response.headers.get('www-authenticate')).toContain('invalid_token');
+    });
+  });
+
+  describe('the API reference page in headless Chromium', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+        ],
+      });
+    }, 30_000);
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('renders the four operations, with every asset from the server itself', async () => {
+      const page = await browser.newPage();
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
+      await page.goto(`${server.url}/docs`);
+      await page.waitForSelector('.opblock', { timeout: 20_000 });
+
+      const operations = await page.$$eval('.opblock', (blocks) =>
+        blocks.map((block) => ({
+          method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
+          path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
+          summary: block.querySelector('.opblock-summary-description')?.textContent?.trim(),
+        })),
+      );
+      expect(operations).toEqual(
+        expect.arrayContaining([
+          {
+            method: 'PUT',
+            path: '/labor/v1/employees/{employeeId}/unarchive',
+            summary: 'Unarchive an employee',
+          },
+          {
+            method: 'DELETE',
+            path: '/labor/v1/employees/{employeeId}',
+            summary: 'Archive an employee',
+          },
+          { method: 'DELETE', path: '/labor/v1/shifts/{shiftId}', summary: 'Delete a shift' },
+          {
+            method: 'GET',
+            path: '/restaurants/v1/restaurants/{restaurantGUID}',
+            summary: 'Get a restaurant',
+          },
+        ]),
+      );
+      expect(operations).toHaveLength(4);
+      expect(await page.textContent('.title')).toContain('workforce-kit API');
+      expect(
+        requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:')),
+      ).toEqual([]);
+      await page.close();
+    }, 30_000);
+  });
 });

@@ -304,9 +304,20 @@ it('type-checks the README examples and the app against the installed declaratio
   expect(userCode.code).toBe(0);
 });
 
+/**
+ * PGlite's own declarations name browser and Emscripten globals (`WebAssembly`, `Emscripten`,
+ * `IDBDatabase`) that a Node project's `lib` does not have: every PGlite user meets that with
+ * `skipLibCheck: false` (the README says so). Ours, and everything else they import, must be clean.
+ */
+const inPGlitesOwnDeclarations = (error: string) =>
+  error.startsWith('node_modules/@electric-sql/pglite/');
+
 it('has declarations for every entry point that type-check with what they import', () => {
-  expect(declarations.output).toBe('');
-  expect(declarations.code).toBe(0);
+  // One entry per error: a line of its own, then its indented continuation lines.
+  const errors = declarations.output.split(/\n(?=\S)/).filter((error) => error.trim() !== '');
+  expect(errors.filter((error) => !inPGlitesOwnDeclarations(error))).toEqual([]);
+  // A failed check is explained by PGlite's errors, never by none.
+  if (declarations.code !== 0) expect(errors).not.toEqual([]);
 });
 
 describe.each([

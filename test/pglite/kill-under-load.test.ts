@@ -33,7 +33,7 @@ import {
 } from '@workforce-kit/core/testing';
 import { LOCK_FILE_NAME, openPGlite } from '@workforce-kit/postgres';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { signJwt } from '../support/router-server.js';
+import { signJwt } from '../support/sign-jwt.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'packages/server/dist/cli.js');

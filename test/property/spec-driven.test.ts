@@ -1,8 +1,8 @@
 // The spec-driven properties, run by the contract kit (@workforce-kit/contract-testing) as a user
-// runs it: against the router over the memory store, here with response validation on (a response
-// that does not match the spec would be a 500, which the kit reports). The kit generates the
-// requests from openapi/openapi.yaml and holds every answer to it; each stateful run starts on a
-// fresh store of the seed (`reset`). The world: three restaurants (one archived), each with
+// runs it: against the API of each adapter (Express, Fastify) over the memory store, here with
+// response validation on (a response that does not match the spec would be a 500, which the kit
+// reports). The kit generates the requests from openapi/openapi.yaml and holds every answer to
+// it; each stateful run starts on a fresh store of the seed (`reset`). The world: three restaurants (one archived), each with
 // employees archived and not, and shifts, one external id shared by all three.
 
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
@@ -15,8 +15,9 @@ import {
   aShift,
   seedToJson,
 } from '@workforce-kit/core/testing';
-import { createJwtVerifier } from '@workforce-kit/express-adapter';
-import { delegatingStore, routerApp } from '../support/router-server.js';
+import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
+import { ADAPTERS } from '../support/adapters.js';
+import { delegatingStore } from '../support/delegating-store.js';
 
 const SECRET = 'spec-driven-property-secret-0123456789abcdef';
 const ISSUER = 'https://id.example.com/';
@@ -47,22 +48,24 @@ const seed = aSeed({
 });
 
 let store: MemoryStore = createMemoryStore(seed);
-const handler = await routerApp({
+const options: ApiOptions = {
   store: delegatingStore(() => store),
   auth: createJwtVerifier({ hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE }),
   validateResponses: true,
   rateLimit: false,
-});
+};
 
-describeApiContract('the router over the memory store, responses validated', {
-  target: {
-    handler,
-    reset: () => {
-      store = createMemoryStore(seed);
+for (const adapter of ADAPTERS) {
+  describeApiContract(`the API over the memory store, responses validated, on ${adapter.name}`, {
+    target: {
+      handler: await adapter.handler(options),
+      reset: () => {
+        store = createMemoryStore(seed);
+      },
     },
-  },
-  seed: seedToJson(seed) as Record<string, unknown>,
-  auth: { hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE },
-  only: ['stateless', 'stateful', 'auth'],
-  runs: 150,
-});
+    seed: seedToJson(seed) as Record<string, unknown>,
+    auth: { hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE },
+    only: ['stateless', 'stateful', 'auth'],
+    runs: 150,
+  });
+}

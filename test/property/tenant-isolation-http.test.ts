@@ -1,9 +1,10 @@
-// Tenant isolation over real HTTP, run by the contract kit: restaurant A's records (employees
-// archived and not, shifts with external identifiers, one of them shared with B) must never be
-// read, changed or mentioned by a request in another restaurant's context, whatever identifiers it
-// tries (A's GUIDs in any letter case, A's external ids, the shared one), nor by one in A's
-// context with a token that does not name A. A's names are marked so that a mention of them
-// cannot be a coincidence. Each run starts on a fresh store of the seed.
+// Tenant isolation over real HTTP, on each adapter (Express, Fastify), run by the contract kit:
+// restaurant A's records (employees archived and not, shifts with external identifiers, one of
+// them shared with B) must never be read, changed or mentioned by a request in another
+// restaurant's context, whatever identifiers it tries (A's GUIDs in any letter case, A's external
+// ids, the shared one), nor by one in A's context with a token that does not name A. A's names
+// are marked so that a mention of them cannot be a coincidence. Each run starts on a fresh store
+// of the seed.
 
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createMemoryStore, type ExternalId, type MemoryStore } from '@workforce-kit/core';
@@ -15,8 +16,9 @@ import {
   aShift,
   seedToJson,
 } from '@workforce-kit/core/testing';
-import { createJwtVerifier } from '@workforce-kit/express-adapter';
-import { delegatingStore, routerApp } from '../support/router-server.js';
+import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
+import { ADAPTERS } from '../support/adapters.js';
+import { delegatingStore } from '../support/delegating-store.js';
 
 const SECRET = 'tenant-isolation-http-secret-0123456789abcdef';
 const shared = 'SCHEDULER:shared-1' as ExternalId;
@@ -52,22 +54,24 @@ const seed = aSeed({
 });
 
 let store: MemoryStore = createMemoryStore(seed);
-const handler = await routerApp({
+const options: ApiOptions = {
   store: delegatingStore(() => store),
   auth: createJwtVerifier({ hs256Secret: SECRET }),
   validateResponses: true,
   rateLimit: false,
-});
+};
 
-describeApiContract('tenant isolation over HTTP', {
-  target: {
-    handler,
-    reset: () => {
-      store = createMemoryStore(seed);
+for (const adapter of ADAPTERS) {
+  describeApiContract(`tenant isolation over HTTP, on ${adapter.name}`, {
+    target: {
+      handler: await adapter.handler(options),
+      reset: () => {
+        store = createMemoryStore(seed);
+      },
     },
-  },
-  seed: seedToJson(seed) as Record<string, unknown>,
-  auth: { hs256Secret: SECRET },
-  only: ['isolation', 'auth'],
-  runs: 300,
-});
+    seed: seedToJson(seed) as Record<string, unknown>,
+    auth: { hs256Secret: SECRET },
+    only: ['isolation', 'auth'],
+    runs: 300,
+  });
+}

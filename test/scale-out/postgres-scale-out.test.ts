@@ -1,5 +1,5 @@
-// Scale-out on one PostgreSQL server: four reference-server processes, concurrent changes of one
-// record spread over them, an outage of the database under load, and a process killed mid-load.
+// Scale-out on one PostgreSQL server: four reference-server processes, two on Express and two on
+// Fastify (HTTP_FRAMEWORK), concurrent changes of one record spread over them, an outage of the database under load, and a process killed mid-load.
 // The database is checked directly: every record's version minus one equals its number of
 // outbox events (each change is one version and one event, written together or not at all).
 import { randomBytes } from 'node:crypto';
@@ -25,6 +25,8 @@ const ROUNDS = 200;
 const CONCURRENCY = 8;
 const PROCESSES = 4;
 const REQUEST_TIMEOUT_MS = 3000;
+/** The processes alternate between the web frameworks: every race mixes both. */
+const FRAMEWORKS = ['express', 'fastify'] as const;
 
 const restaurant = aRestaurant();
 const raceEmployees = Array.from({ length: ROUNDS }, () => anArchivedEmployee(restaurant.guid));
@@ -95,8 +97,9 @@ beforeAll(async () => {
   const secret = randomBytes(32).toString('hex');
   // All processes start together: migrations and seeding must happen once.
   servers = await Promise.all(
-    Array.from({ length: PROCESSES }, () =>
+    Array.from({ length: PROCESSES }, (_, i) =>
       startReferenceServer({
+        HTTP_FRAMEWORK: FRAMEWORKS[i % FRAMEWORKS.length] as string,
         STORE: 'postgres',
         DATABASE_URL: database.url,
         SEED_FILE: seedFile,
@@ -117,6 +120,12 @@ afterAll(async () => {
 });
 
 describe(`${PROCESSES} processes on one PostgreSQL server`, () => {
+  it('runs on both web frameworks', () => {
+    for (const [i, server] of servers.entries()) {
+      expect(server.output()).toContain(`Framework      ${FRAMEWORKS[i % FRAMEWORKS.length]} `);
+    }
+  });
+
   it('migrated and seeded the database once', async () => {
     const { rows: migrations } = await pool.query(
       'SELECT version, count(*)::int AS n FROM workforce_kit_migrations GROUP BY version',

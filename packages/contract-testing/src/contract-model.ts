@@ -503,7 +503,24 @@ export function secretsFor(engine: Engine, context: string): readonly string[] {
   return secrets;
 }
 
-/** No answer in a context shows another restaurant's texts that the request did not carry. */
+/**
+ * Where `text` (lower case) mentions `secret` (lower case) as a whole token: not inside a longer
+ * run of letters and digits, so that another restaurant's "10042" is not found inside a random
+ * request id or a timestamp that happens to contain those digits.
+ */
+export function mentionsToken(text: string, secret: string): boolean {
+  const isWordChar = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    if (!isWordChar(text[at - 1]) && !isWordChar(text[at + secret.length])) return true;
+  }
+  return false;
+}
+
+/**
+ * No answer in a context shows another restaurant's texts that the request did not carry. The
+ * answer's own request id (the header, echoed in a problem's `requestId`) is the server's random
+ * value, not data, and is left out.
+ */
 export function checkNoReveal(
   engine: Engine,
   context: string,
@@ -517,10 +534,14 @@ export function checkNoReveal(
     carried += `\n${req.path}`;
   }
   carried = carried.toLowerCase();
-  const said = res.text.toLowerCase();
+  const requestId = res.headers['x-request-id'];
+  let said = res.text.toLowerCase();
+  if (typeof requestId === 'string' && requestId !== '') {
+    said = said.replaceAll(requestId.toLowerCase(), '');
+  }
   for (const secret of secretsFor(engine, context.toLowerCase())) {
     const lower = secret.toLowerCase();
-    if (!carried.includes(lower) && said.includes(lower)) {
+    if (!carried.includes(lower) && mentionsToken(said, lower)) {
       fail(
         'no-reveal',
         `the answer mentions ${JSON.stringify(secret)} of another restaurant: ${show(req, res)}`,

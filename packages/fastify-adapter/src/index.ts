@@ -26,7 +26,9 @@ export {
 } from '@workforce-kit/http';
 export { problemErrorHandler, requestIdOf, requestIds, sendProblem } from './host-helpers.js';
 export {
+  fastifyOptions,
   hasUndecodablePath,
+  LONGEST_PATH_PARAMETER,
   rewriteUrl,
   type WorkforceKitOptions,
   workforceKit,

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, maxHeaderSize } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import {
@@ -9,6 +9,7 @@ import {
   createSchemaCompiler,
   domainProblem,
   INTERNAL_ERROR,
+  isJsonMediaType,
   type Logger,
   logDomainError,
   type ProblemOccurrence,
@@ -30,6 +31,7 @@ import type {
   FastifyRequest,
   HTTPMethods,
   onRequestHookHandler,
+  preParsingHookHandler,
 } from 'fastify';
 import { requestIdOf } from './host-helpers.js';
 
@@ -77,10 +79,11 @@ function decodes(segment: string): boolean {
  * is taken literally (its `%` escaped), so that the request reaches the plugin, which checks the
  * token first and then refuses the segment with 400 `VALIDATION_FAILED`, as the Express router
  * does. Without it, Fastify answers such a URL itself, with its own 400, before any hook runs.
+ * {@link fastifyOptions} holds it, with the router options the plugin needs.
  *
  * @example
  * ```ts
- * const app = Fastify({ rewriteUrl });
+ * const app = Fastify({ rewriteUrl, routerOptions: { maxParamLength: LONGEST_PATH_PARAMETER } });
  * await app.register(workforceKit, { store, auth });
  * ```
  */
@@ -96,6 +99,56 @@ export function rewriteUrl(req: IncomingMessage): string {
     .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
     .join('/');
   return query < 0 ? escaped : `${escaped}${url.slice(query)}`;
+}
+
+/**
+ * The longest path parameter an operation must be routed, in UTF-16 code units (what Fastify's
+ * `maxParamLength` counts): an external identifier, whose naming authority is at most 16
+ * characters, then `:`, then at most 256 characters, each of which may take two code units.
+ */
+export const LONGEST_PATH_PARAMETER = 16 + 1 + 2 * 256;
+
+/**
+ * The options of the Fastify instance that the API needs and a plugin cannot set itself:
+ * {@link rewriteUrl}, and a router `maxParamLength` that no path segment Node accepts can exceed
+ * (Node's `maxHeaderSize`, which bounds the request line), so that every path parameter reaches
+ * its operation and is answered as the Express router answers it. Fastify's default, 100, is
+ * shorter than an external identifier may be: the plugin refuses to register on such an instance.
+ *
+ * @example
+ * ```ts
+ * const app = Fastify({ ...fastifyOptions, logger: true });
+ * await app.register(workforceKit, { store, auth });
+ * ```
+ */
+export const fastifyOptions = {
+  rewriteUrl,
+  routerOptions: { maxParamLength: maxHeaderSize },
+} as const;
+
+/**
+ * Fastify's router routes no path parameter longer than its `maxParamLength`: such a request
+ * falls to the API's 404 (or the host's), even for an identifier the API accepts. Asks the router,
+ * once the operations are registered, whether a parameter of {@link LONGEST_PATH_PARAMETER}
+ * characters reaches each of them.
+ *
+ * @throws when it does not: at registration, never per request
+ */
+function assertLongParametersRoute(
+  fastify: FastifyInstance,
+  operations: readonly ApiOperation[],
+): void {
+  const long = 'x'.repeat(LONGEST_PATH_PARAMETER);
+  for (const operation of operations) {
+    if (operation.pathParams.length === 0) continue;
+    const url = `${fastify.prefix}${operation.path.replace(/\{[^}]+\}/g, long)}`;
+    const found = fastify.findRoute({ method: operation.method, url });
+    if (found === null || !operation.pathParams.every((name) => found.params[name] === long)) {
+      throw new Error(
+        `This Fastify instance does not route a path parameter of ${LONGEST_PATH_PARAMETER} characters (an external identifier may be that long) to ${operation.id}: create it with Fastify({ ...fastifyOptions }), or with routerOptions.maxParamLength of at least ${LONGEST_PATH_PARAMETER}.`,
+      );
+    }
+  }
 }
 
 /**
@@ -120,18 +173,14 @@ function undecodableParam(operation: ApiOperation, request: FastifyRequest): str
   );
 }
 
+/** The answer to a path under the API's prefixes that names no operation. */
+const NO_OPERATION: ProblemOccurrence = {
+  code: 'NOT_FOUND',
+  detail: 'No operation has this path.',
+};
+
 /** `/labor/v1/shifts/{shiftId}` as Fastify writes it: `/labor/v1/shifts/:shiftId`. */
 const fastifyPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
-
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
-
-function isJson(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
-  if (type !== 'application/json') return false;
-  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length);
-  return charset === undefined || charset.replaceAll('"', '') === 'utf-8';
-}
 
 /** A body error of the parser or the inflater, as the problem it answers. */
 function bodyProblem(error: { code?: string; statusCode?: number }): ProblemOccurrence | undefined {
@@ -213,7 +262,8 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     deadlines.finish(reply);
     if (reply.sent) return reply;
     const state = stateOf(request);
-    const instance = request.url.split('?')[0] ?? '';
+    // The path as sent: `url` is the one rewriteUrl gave for routing.
+    const instance = request.originalUrl.split('?')[0] ?? '';
     let body = problemBody(occurrence, state.requestId, instance);
     const mismatch = operation && api.responseValidator?.(operation, body.status, body);
     if (mismatch !== undefined) {
@@ -239,8 +289,19 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     });
   });
 
+  /** The API's prefixes under the plugin's own (`/api/labor/v1`, …). */
+  const owned = api.prefixes.map((prefix) => `${fastify.prefix}${prefix}`);
+
   /** Every request of the plugin's routes: its id, headers, deadline and log line. */
   fastify.addHook('onRequest', async (request, reply) => {
+    // A path that the host's router options (caseSensitive: false, ignoreDuplicateSlashes) route
+    // here but that is not under the API's prefixes as sent (`/LABOR/v1/…`, `//labor/v1/…`) is
+    // not the API's, as Express's case-sensitive router sees it: the host's 404.
+    const path = request.url.split('?')[0] ?? '';
+    if (!owned.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) {
+      reply.callNotFound();
+      return reply;
+    }
     // The id the host gave the request (its requestIds hook), else one of the plugin's.
     const state = new RequestState(requestIdOf(request, reply), api.logger);
     request.workforceKit = state;
@@ -256,7 +317,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
         state.log.info(
           {
             method: request.method,
-            path: redactedUrl(request.url),
+            path: redactedUrl(request.originalUrl),
             status: reply.statusCode,
             ms: Math.round(performance.now() - started),
           },
@@ -266,15 +327,20 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     }
   });
 
-  /** Bodies: JSON only (the media type was checked before), empty is none, parse errors 400. */
+  /**
+   * Bodies: JSON only (the media type was checked before). An empty body is none; a leading byte
+   * order mark is ignored (RFC 8259 allows that, and Express's body parser drops it); a body that
+   * does not parse is 400.
+   */
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit: api.bodyLimitBytes },
     (_request, body, done) => {
-      if (body === '') return done(null, undefined);
+      const text = (body as string).replace(/^\uFEFF/, '');
+      if (text === '') return done(null, undefined);
       try {
-        done(null, JSON.parse(body as string));
+        done(null, JSON.parse(text));
       } catch {
         done(withCode('The request body is not valid JSON.', 'WORKFORCE_KIT_JSON'), undefined);
       }
@@ -298,7 +364,9 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       const permission = permitRestaurant(
         authentication.principal,
         request.headers[RESTAURANT_HEADER],
-        request.ip,
+        // The socket's address, as the Express router counts it: not request.ip, which the
+        // host's trustProxy would take from a header the client may set.
+        request.socket.remoteAddress,
       );
       if (permission.problem !== undefined) {
         return problem(request, reply, permission.problem, operation);
@@ -324,7 +392,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   const mediaType =
     (operation: ApiOperation): onRequestHookHandler =>
     async (request, reply) => {
-      if (isJson(request.headers['content-type'])) return undefined;
+      if (isJsonMediaType(request.headers['content-type'])) return undefined;
       const refusal = {
         code: 'UNSUPPORTED_MEDIA_TYPE',
         detail: 'Content-Type must be application/json.',
@@ -332,34 +400,66 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       return problem(request, reply, refusal, operation);
     };
 
-  /** An operation without a body never reads one: Fastify then skips parsing it. */
+  /**
+   * A route that takes no body never reads one (an operation without a body, a 405, the 404):
+   * Fastify then neither parses nor inflates it, and a body it could not read changes nothing.
+   */
   const ignoreBody: onRequestHookHandler = async (request) => {
     delete request.headers['content-type'];
     delete request.headers['content-length'];
     delete request.headers['transfer-encoding'];
+    delete request.headers['content-encoding'];
+  };
+
+  /**
+   * A request reaches a route only on the route's own path as Express's strict, case-sensitive
+   * router matches it: segment for segment, no parameter empty. Fastify's router also routes an
+   * empty parameter (`/labor/v1/shifts/`, `/labor/v1/employees//unarchive`) and, when the host's
+   * router options ask for it, a trailing or doubled slash or another case; such a path names no
+   * operation: the API's 404, before anything else is checked.
+   */
+  const strictPath = (template: string): onRequestHookHandler => {
+    const expected = `${fastify.prefix}${template}`.split('/');
+    return async (request, reply) => {
+      const segments = (request.url.split('?')[0] ?? '').split('/');
+      const same =
+        segments.length === expected.length &&
+        expected.every((part, i) =>
+          part.startsWith('{') ? segments[i] !== '' : segments[i] === part,
+        );
+      return same ? undefined : problem(request, reply, NO_OPERATION);
+    };
+  };
+
+  /**
+   * A compressed body is inflated as it arrives (gzip, deflate, br); another coding is 415. An
+   * empty Content-Encoding names no coding, as `identity` does.
+   */
+  const inflate: preParsingHookHandler = async (request, _reply, payload) => {
+    const encoding = request.headers['content-encoding']?.toLowerCase();
+    if (encoding === undefined || encoding === '' || encoding === 'identity') return payload;
+    if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
+      return inflated(payload, encoding);
+    }
+    throw withCode('The body encoding is not supported.', 'WORKFORCE_KIT_ENCODING');
   };
 
   for (const operation of api.operations) {
     const validate = api.requestValidators.get(operation.id);
-    const onRequest = [authorize(operation)];
+    const onRequest = [strictPath(operation.path), authorize(operation)];
     if (api.rateLimiter !== undefined) onRequest.push(rateLimit(operation));
     onRequest.push(operation.bodySchema === undefined ? ignoreBody : mediaType(operation));
 
     fastify.route({
       method: operation.method,
       url: fastifyPath(operation.path),
+      // HEAD answers as GET does, whatever the instance's exposeHeadRoutes.
+      exposeHeadRoute: true,
       schema: requestSchemas(operation),
       // Validation failures are answered as the API's problems, listing every bad input.
       attachValidation: true,
       onRequest,
-      preParsing: async (request, _reply, payload) => {
-        const encoding = request.headers['content-encoding']?.toLowerCase();
-        if (encoding === undefined || encoding === 'identity') return payload;
-        if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
-          return inflated(payload, encoding);
-        }
-        throw withCode('The body encoding is not supported.', 'WORKFORCE_KIT_ENCODING');
-      },
+      ...(operation.bodySchema === undefined ? {} : { preParsing: inflate }),
       handler: async (request, reply) => {
         // Answered already (the request timed out while its body or a check was pending): the
         // client was told it failed, so its change must not start.
@@ -418,11 +518,16 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     });
   }
 
+  // Every method this Fastify instance routes, TRACE and QUERY too. A method it does not know
+  // (SEARCH, PROPFIND, …) never reaches a route: the host's 404, unless the host adds it with
+  // `addHttpMethod` before it registers the plugin.
+  const methods = fastify.supportedMethods as HTTPMethods[];
   for (const { template, allow } of api.paths) {
     const own = new Set(allow.split(', '));
     fastify.route({
-      method: ALL_METHODS.filter((method) => !own.has(method)),
+      method: methods.filter((method) => !own.has(method)),
       url: fastifyPath(template),
+      onRequest: [strictPath(template), ignoreBody],
       handler: async (request, reply) =>
         problem(request, reply, {
           code: 'METHOD_NOT_ALLOWED',
@@ -434,19 +539,21 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   for (const prefix of api.prefixes) {
     for (const url of [prefix, `${prefix}/*`]) {
       fastify.route({
-        method: ALL_METHODS,
+        method: methods,
         url,
-        handler: async (request, reply) =>
-          problem(request, reply, { code: 'NOT_FOUND', detail: 'No operation has this path.' }),
+        onRequest: ignoreBody,
+        handler: async (request, reply) => problem(request, reply, NO_OPERATION),
       });
     }
   }
+
+  assertLongParametersRoute(fastify, api.operations);
 
   fastify.setErrorHandler((error, request, reply) => {
     const refusal = bodyProblem(error as { code?: string; statusCode?: number });
     if (refusal !== undefined) return problem(request, reply, refusal);
     stateOf(request).log.error(
-      { err: error, method: request.method, path: request.url.split('?')[0] },
+      { err: error, method: request.method, path: request.originalUrl.split('?')[0] },
       'unexpected error',
     );
     return problem(request, reply, INTERNAL_ERROR);
@@ -461,17 +568,38 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
  * request, request id and timeout; bearer authentication (401) and scope (403); the restaurant
  * the token may act for (403); rate limits (429); media type (415) and body (413, 400);
  * validation (400); the use case. A known path with another method is 405 with `Allow`; an
- * unknown path under the API's prefixes 404. Pass {@link rewriteUrl} to the Fastify instance for
- * the router's answer to a path that does not percent-decode.
+ * unknown path under the API's prefixes 404; any other path is the host's. The plugin is
+ * encapsulated: its hooks, body parser, validator compiler, error handler and request decorator
+ * apply to its own routes only. Register it under any `prefix`.
+ *
+ * What it needs of the Fastify instance, which a plugin cannot set: create the instance with
+ * {@link fastifyOptions} (`Fastify({ ...fastifyOptions, logger: true })`), which holds
+ * {@link rewriteUrl} and a router `maxParamLength` past the longest identifier. The plugin refuses
+ * to register on an instance whose router would not route an identifier of
+ * {@link LONGEST_PATH_PARAMETER} characters. The instance's other router options (case
+ * insensitivity, trailing or doubled slashes) do not widen the API's paths, `exposeHeadRoutes`
+ * does not take HEAD away, and `trustProxy` does not change the address the rate limits count.
+ *
+ * Where Fastify answers differently from the Express router, because the instance decides:
+ * - without `rewriteUrl`, Fastify answers a path that does not percent-decode itself, with its
+ *   own 400 (not problem details, no request id), before the token is checked; with it, the
+ *   plugin answers as Express does (401 without a token, then 400 `VALIDATION_FAILED`, or 404
+ *   for `restaurantGUID`).
+ * - a method the instance does not route (Fastify routes GET, HEAD, POST, PUT, DELETE, PATCH,
+ *   OPTIONS, TRACE and QUERY; not SEARCH, PROPFIND, …) never reaches the plugin: the host's 404,
+ *   where Express answers 405. Add it with `app.addHttpMethod` before registering the plugin to
+ *   get the 405.
+ * - the instance's `useSemicolonDelimiter` and `querystringParser` apply to the API's requests
+ *   too: with `useSemicolonDelimiter`, `;` starts the query string of an API path as well.
  *
  * @example
  * ```ts
  * import Fastify from 'fastify';
  * import { createMemoryStore } from '@workforce-kit/core';
- * import { createJwtVerifier, rewriteUrl, workforceKit } from '@workforce-kit/fastify-adapter';
+ * import { createJwtVerifier, fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
  *
- * const app = Fastify({ rewriteUrl });
- * await app.register(workforceKit, { store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
+ * const app = Fastify({ ...fastifyOptions, logger: true });
+ * await app.register(workforceKit, { prefix: '/api', store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
  * await app.listen({ port: 8080 });
  * ```
  */

@@ -1,3 +1,7 @@
+// The plugin through app.inject (in process, no socket): the operations, the problems of the
+// contract and body handling at a glance, and the same answers over real HTTP as through inject.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createMemoryStore } from '@workforce-kit/core';
 import {
@@ -10,7 +14,7 @@ import {
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJwtVerifier, rewriteUrl, workforceKit } from '../src/index.js';
+import { createJwtVerifier, fastifyOptions, workforceKit } from '../src/index.js';
 
 const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
 const restaurant = aRestaurant();
@@ -21,7 +25,7 @@ let app: FastifyInstance;
 let token: string;
 
 beforeAll(async () => {
-  app = Fastify({ rewriteUrl });
+  app = Fastify(fastifyOptions);
   await app.register(workforceKit, {
     store: createMemoryStore(
       aSeed({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),
@@ -40,6 +44,33 @@ beforeAll(async () => {
     .sign(new TextEncoder().encode(SECRET));
 });
 afterAll(() => app.close());
+
+/** A request over a connection of its own (no pool that outlives the test), and its answer. */
+function httpCall(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
+    req.on('error', reject).end();
+  });
+}
 
 const as = (headers: Record<string, string> = {}) => ({
   authorization: `Bearer ${token}`,
@@ -150,6 +181,42 @@ describe('the Fastify plugin', () => {
       payload: '{}',
     });
     expect(bogus.statusCode).toBe(415);
+  });
+
+  it('answers app.inject and real HTTP alike', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const restaurantPath = `/restaurants/v1/restaurants/${restaurant.guid}`;
+    const requests: { method: string; url: string; headers: Record<string, string> }[] = [
+      { method: 'GET', url: restaurantPath, headers: as() },
+      { method: 'HEAD', url: restaurantPath, headers: as() },
+      { method: 'GET', url: restaurantPath, headers: {} },
+      { method: 'POST', url: restaurantPath, headers: {} },
+      { method: 'GET', url: '/labor/v1/nothing', headers: {} },
+      { method: 'GET', url: `${restaurantPath}?includeArchived=maybe`, headers: as() },
+      { method: 'DELETE', url: '/labor/v1/shifts/AUTH%3A%E0%A4%A', headers: as() },
+      { method: 'GET', url: '/host-only', headers: {} },
+    ];
+    const compared = [
+      'content-type',
+      'content-length',
+      'allow',
+      'www-authenticate',
+      'cache-control',
+      'x-request-id',
+    ];
+    for (const [index, { method, url, headers }] of requests.entries()) {
+      // The same request id both ways, so that the bodies are equal to the byte.
+      const sent = { ...headers, 'x-request-id': `inject-or-http-${index}` };
+      const injected = await app.inject({ method: method as 'GET', url, headers: sent });
+      const overHttp = await httpCall(port, method, url, sent);
+      const label = `${method} ${url}`;
+      expect(overHttp.status, label).toBe(injected.statusCode);
+      for (const name of compared) {
+        expect(overHttp.headers[name], `${label}: ${name}`).toBe(injected.headers[name]);
+      }
+      expect(overHttp.body, label).toBe(injected.body);
+    }
   });
 
   it('ignores the body of an operation that takes none', async () => {

@@ -28,6 +28,7 @@ export {
   type JwtVerifierOptions,
 } from './auth/jwt-verifier.js';
 export type { Logger } from './logger.js';
+export { isJsonMediaType } from './media-type.js';
 export type { OperationInput, OperationResult, OperationRunner } from './operation-runner.js';
 export type { ApiOperation, ApiPath, OperationId, OperationMethod } from './operations.js';
 export {

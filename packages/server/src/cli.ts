@@ -94,6 +94,7 @@ try {
       `  OpenAPI spec   ${server.url}/openapi.yaml`,
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
+      `  Framework      ${config.value.httpFramework} (HTTP_FRAMEWORK)`,
       `  Webhooks       ${
         config.value.webhooks === undefined
           ? 'off (set WEBHOOK_URLS and WEBHOOK_SECRET to send them)'

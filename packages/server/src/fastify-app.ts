@@ -1,9 +1,9 @@
 import type { RequestListener, Server } from 'node:http';
 import {
+  fastifyOptions,
   hasUndecodablePath,
   problemErrorHandler,
   requestIds,
-  rewriteUrl,
   sendProblem,
   workforceKit,
 } from '@workforce-kit/fastify-adapter';
@@ -27,7 +27,7 @@ export async function fastifyApp(
   parts: AppParts,
   serverFactory: (handler: RequestListener) => Server,
 ): Promise<FastifyInstance> {
-  const app = Fastify({ rewriteUrl, serverFactory: (handler) => serverFactory(handler) });
+  const app = Fastify({ ...fastifyOptions, serverFactory: (handler) => serverFactory(handler) });
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.addHook('onRequest', requestIds);
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,139 @@
+// The Express router in a host app, over real HTTP (supertest): mounted under a prefix among the
+// host's own routes, and the host's routes answering with the router's request ids and problems
+// (requestIds, problemHandler). What the API answers is the same through every adapter and is
+// tested once for all of them, in test/http of the repository.
+import { createMemoryStore } from '@workforce-kit/core';
+import express from 'express';
+import { pino } from 'pino';
+import request, { type Response } from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createJwtVerifier, createRouter, problemHandler, requestIds } from '../src/index.js';
+import { aWorld, SECRET, tokenFor, type World } from './harness.js';
+
+const CONTEXT = 'Platform-Restaurant-External-ID';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The status, the problem+json media type, the code, and the request id in body and header. */
+function expectProblem(res: Response, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
+}
+
+/** Made once, on first use. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= make();
+    return pending;
+  };
+}
+
+const restaurantPath = (world: World) => `/restaurants/v1/restaurants/${world.restaurant.guid}`;
+const unarchivePath = (guid: string) => `/labor/v1/employees/${guid}/unarchive`;
+
+describe('mounted in a host app', () => {
+  const hostApp = once(makeHostApp);
+
+  async function makeHostApp() {
+    const world = aWorld();
+    const router = createRouter({
+      store: createMemoryStore(world.seed),
+      auth: createJwtVerifier({ hs256Secret: SECRET }),
+      validateResponses: true,
+      logger: pino({ level: 'silent' }),
+    });
+    await router.ready;
+    const app = express();
+    app.get('/elsewhere-before', (_req, res) => {
+      res.json({ host: 'before' });
+    });
+    app.use('/api', router);
+    app.get('/healthz', (_req, res) => {
+      res.json({ status: 'ok' });
+    });
+    app.get('/api/host-only', (_req, res) => {
+      res.json({ host: 'after, under the prefix' });
+    });
+    return { app, world, token: await tokenFor([world.restaurant.guid]) };
+  }
+
+  it('serves the operations under the prefix', async () => {
+    const { app, world, token } = await hostApp();
+    const res = await request(app)
+      .get(`/api${restaurantPath(world)}`)
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, world.restaurant.guid);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.guid).toBe(world.restaurant.guid);
+    expect(res.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('changes state under the prefix (a PUT with its body, validated)', async () => {
+    const { app, world, token } = await hostApp();
+    const res = await request(app)
+      .put(`/api${unarchivePath(world.archivedEmployee.guid)}`)
+      .set('Authorization', `Bearer ${token}`)
+      .set(CONTEXT, world.restaurant.guid)
+      .set('Content-Type', 'application/json')
+      .send('{}');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ guid: world.archivedEmployee.guid, deleted: false });
+  });
+
+  it('leaves the host routes before and after it alone', async () => {
+    const { app } = await hostApp();
+    const before = await request(app).get('/elsewhere-before');
+    const health = await request(app).get('/healthz');
+    const underPrefix = await request(app).get('/api/host-only');
+    expect([before.status, health.status, underPrefix.status]).toEqual([200, 200, 200]);
+    expect(health.body).toEqual({ status: 'ok' });
+    expect(underPrefix.body).toEqual({ host: 'after, under the prefix' });
+    expect(health.headers['x-request-id']).toBeUndefined();
+  });
+
+  it.each([
+    ['a path outside the prefix', '/elsewhere'],
+    ['a path under the mount but outside the API', '/api/elsewhere'],
+    ['an API path without the mount', '/labor/v1/nope'],
+    ['an API path in another case', '/api/LABOR/v1/employees/6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d'],
+  ])("sends %s to the host's own 404", async (_name, path) => {
+    const { app } = await hostApp();
+    const res = await request(app).get(path);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).not.toMatch(/problem\+json/);
+    expect(res.headers['x-request-id']).toBeUndefined();
+  });
+
+  it('answers an unknown path under the API prefixes with a NOT_FOUND problem', async () => {
+    const { app } = await hostApp();
+    const res = await request(app).get('/api/labor/v1/nope');
+    expectProblem(res, 404, 'NOT_FOUND');
+    expect(res.body.instance).toBe('/api/labor/v1/nope');
+  });
+});
+
+describe("the host app's own routes, with requestIds and problemHandler", () => {
+  it('answer with a request id, and a 500 is logged under the id the client got', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const logger = { error: (details: object) => logged.push(details as Record<string, unknown>) };
+    const app = express();
+    app.use(requestIds());
+    app.get('/ok', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.get('/boom', () => {
+      throw new Error('SELECT secret FROM pg_shadow');
+    });
+    app.use(problemHandler({ logger }));
+
+    const ok = await request(app).get('/ok').set('X-Request-Id', 'host-ok-1');
+    expect(ok.headers['x-request-id']).toBe('host-ok-1');
+    const boom = await request(app).get('/boom');
+    expectProblem(boom, 500, 'INTERNAL_ERROR');
+    expect(JSON.stringify(boom.body)).not.toContain('pg_shadow');
+    expect(logged).toEqual([
+      expect.objectContaining({ requestId: boom.headers['x-request-id'], path: '/boom' }),
+    ]);
+  });
+});

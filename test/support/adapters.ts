@@ -1,0 +1,84 @@
+// The web-framework adapters every HTTP-level test runs against, kysely style: one suite, looped
+// over this table. Each serves the API of the options at the root of a new app of its framework:
+// over real HTTP on a free port of 127.0.0.1 (`serve`), or as a `node:http` request listener for
+// a caller that serves it itself, as the contract kit does (`handler`).
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter } from '@workforce-kit/express-adapter';
+import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import type { ApiOptions } from '@workforce-kit/http';
+import express from 'express';
+import Fastify from 'fastify';
+
+/** An app serving the API, listening. */
+export interface Served {
+  /** `http://127.0.0.1:<port>`, for `request(url)`. */
+  readonly url: string;
+  /** Stops listening and ends the app's connections. */
+  close(): Promise<void>;
+}
+
+export interface Adapter {
+  readonly name: 'express' | 'fastify';
+  /** The API of `options` at the root of a new app, ready, as a request listener. */
+  handler(options: ApiOptions): Promise<RequestListener>;
+  /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
+  serve(options: ApiOptions): Promise<Served>;
+}
+
+async function listen(handler: RequestListener): Promise<Served> {
+  const server = createServer(handler).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve).once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const expressAdapter: Adapter = {
+  name: 'express',
+  async handler(options) {
+    const router = createRouter(options);
+    await router.ready;
+    return express().use(router);
+  },
+  async serve(options) {
+    return listen(await this.handler(options));
+  },
+};
+
+const fastifyAdapter: Adapter = {
+  name: 'fastify',
+  async handler(options) {
+    // Fastify hands its request listener to the server factory (its documented way to serve on a
+    // server it does not make); the server made here is never started.
+    let listener: RequestListener | undefined;
+    const app = Fastify({
+      ...fastifyOptions,
+      serverFactory: (handler) => {
+        listener = handler;
+        return createServer(handler);
+      },
+    });
+    await app.register(workforceKit, options);
+    await app.ready();
+    if (listener === undefined) throw new Error('Fastify did not call its server factory');
+    return listener;
+  },
+  async serve(options) {
+    const app = Fastify({ ...fastifyOptions, forceCloseConnections: true });
+    await app.register(workforceKit, options);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  },
+};
+
+export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter];
