@@ -33,6 +33,7 @@ export {
   type OutboxDelivery,
   type OutboxRelay,
   type OutboxRelayOptions,
+  type OutboxRelayStats,
   outboxBacklog,
   RETRY_DEFAULTS,
   type RedriveFilter,

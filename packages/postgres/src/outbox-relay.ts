@@ -131,12 +131,29 @@ export interface OutboxRelayOptions {
   readonly onError?: (error: unknown, context: string) => void;
 }
 
-/** Counts of delivery outcomes in this process since the relay started. */
+/**
+ * Counts of delivery outcomes recorded by one relay since it started (monotonic counters: a
+ * metrics exporter reads them as `deliveries_total{outcome}`).
+ */
 export interface DeliveryCounts {
   readonly delivered: number;
   readonly retry: number;
   readonly dead: number;
   readonly superseded: number;
+}
+
+/** What a metrics exporter reads from a relay (see {@link OutboxRelay.stats}). */
+export interface OutboxRelayStats {
+  /** The outcomes this relay (in this process) recorded since it started. */
+  readonly outcomes: DeliveryCounts;
+  /** The backlog of each of this relay's destinations, shared by every relay: read from the database. */
+  readonly destinations: readonly DestinationBacklog[];
+  /**
+   * The age (ms) of the oldest event still pending delivery to any of this relay's destinations,
+   * or `null` when none is pending: the gauge to alert on (it grows while a receiver is down or no
+   * relay runs). Dead deliveries are not pending: they are counted in `destinations[].dead`.
+   */
+  readonly oldestPendingAgeMs: number | null;
 }
 
 /** A running relay. */
@@ -145,8 +162,28 @@ export interface OutboxRelay {
   readonly relayId: string;
   /** Looks for due deliveries now (as a notification would). */
   wake(): void;
-  /** The outcomes this relay recorded since it started. */
+  /**
+   * The outcomes this relay recorded since it started (in memory, no query).
+   *
+   * @example
+   * ```ts
+   * const { delivered, retry, dead } = relay.counts();
+   * ```
+   */
   counts(): DeliveryCounts;
+  /**
+   * The outcomes this relay recorded, and the backlog of its destinations (one query): deliveries
+   * by outcome, and the oldest undelivered event's age.
+   *
+   * @returns the stats; rejects when the database cannot be reached
+   * @example
+   * ```ts
+   * const { outcomes, oldestPendingAgeMs, destinations } = await relay.stats();
+   * metrics.gauge('webhook_oldest_pending_seconds', (oldestPendingAgeMs ?? 0) / 1000);
+   * for (const [outcome, n] of Object.entries(outcomes)) metrics.counter('webhook_deliveries_total', n, { outcome });
+   * ```
+   */
+  stats(): Promise<OutboxRelayStats>;
   /**
    * Stops claiming; waits for the batches being handed over (at most `abandonAfterMs`, then
    * aborts them and releases their claims); stops listening. Idempotent.
@@ -600,6 +637,20 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     relayId,
     wake,
     counts: () => ({ ...counts }),
+    async stats() {
+      const outcomes = { ...counts };
+      const backlog = (await outboxBacklog(client)).filter((each) =>
+        destinations.includes(each.destination),
+      );
+      const ages = backlog.flatMap((each) =>
+        each.oldestPendingAgeMs === null ? [] : [each.oldestPendingAgeMs],
+      );
+      return {
+        outcomes,
+        destinations: backlog,
+        oldestPendingAgeMs: ages.length === 0 ? null : Math.max(...ages),
+      };
+    },
     stop(stopOptions) {
       stopping ??= (async () => {
         running = false;

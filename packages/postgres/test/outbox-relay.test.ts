@@ -391,6 +391,52 @@ describe('a destination that always fails', () => {
   });
 });
 
+describe("a relay's stats", () => {
+  it('counts its outcomes, and reads the backlog of its own destinations only', async () => {
+    const { pool, store, employees } = await fixture(2);
+    // A destination no relay of this test delivers to: its backlog grows, but not in the stats.
+    await registerOutboxDestinations(pool, [SECOND]);
+    let failing = true;
+    const relay = await createOutboxRelay({
+      client: pool,
+      destinations: [DESTINATION],
+      pollIntervalMs: 20,
+      retry: { minDelayMs: 20, maxAttempts: 2 },
+      deliver: async (batch) =>
+        batch.map(() => (failing ? { outcome: 'retry', error: 'HTTP 503' } : delivered)),
+    });
+    cleanups.push(() => relay.stop());
+    expect(await relay.stats()).toEqual({
+      outcomes: { delivered: 0, retry: 0, dead: 0, superseded: 0 },
+      destinations: [{ destination: DESTINATION, pending: 0, dead: 0, oldestPendingAgeMs: null }],
+      oldestPendingAgeMs: null,
+    });
+
+    await toggle(store, employees[0] as Employee);
+    await waitFor('dead', async () => (await relay.stats()).outcomes.dead === 1);
+    failing = false;
+    await toggle(store, employees[1] as Employee);
+    await waitFor('delivered', () => relay.counts().delivered === 1);
+    const settled = await relay.stats();
+    expect(settled).toEqual({
+      outcomes: { delivered: 1, retry: 1, dead: 1, superseded: 0 },
+      destinations: [{ destination: DESTINATION, pending: 0, dead: 1, oldestPendingAgeMs: null }],
+      oldestPendingAgeMs: null,
+    });
+    expect(relay.counts()).toEqual(settled.outcomes);
+
+    // A change held behind its subject's dead letter is pending: the oldest undelivered age.
+    await toggle(store, employees[0] as Employee);
+    const held = await relay.stats();
+    expect(held.destinations).toMatchObject([{ destination: DESTINATION, pending: 1, dead: 1 }]);
+    expect(held.oldestPendingAgeMs).toBeGreaterThanOrEqual(0);
+    expect(await outboxBacklog(pool)).toMatchObject([
+      { destination: DESTINATION, pending: 1, dead: 1 },
+      { destination: SECOND, pending: 3, dead: 0 },
+    ]);
+  });
+});
+
 describe('retiring a destination', () => {
   it('deletes its deliveries and queues none for it any more', async () => {
     const { pool, store, employees } = await fixture(2);
