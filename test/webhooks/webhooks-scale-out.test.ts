@@ -1,5 +1,5 @@
-// Webhooks from three reference-server processes on one PostgreSQL server, to a real HTTP receiver
-// started here: 1,000 changes while the receiver refuses a random 30% and is down for 5 s; a
+// Webhooks from three reference-server processes (Express and Fastify) on one PostgreSQL server,
+// to a real HTTP receiver started here: 1,000 changes while the receiver refuses a random 30% and is down for 5 s; a
 // process killed with SIGKILL while it holds claimed deliveries; the database stopped while
 // deliveries are in flight; and, from a fourth process, a receiver that always fails, the dead
 // letter, and its re-drive. Every delivery is verified with `standardwebhooks`.
@@ -248,8 +248,13 @@ beforeAll(async () => {
   seedFile = await writeSeed(
     aSeed({ restaurants: [restaurant], employees, shifts, clients: [client] }),
   );
+  // The processes alternate between the web frameworks (HTTP_FRAMEWORK): the relay is the same.
   servers = await Promise.all(
-    Array.from({ length: PROCESSES }, () => startReferenceServer(serverEnv(database.url))),
+    Array.from({ length: PROCESSES }, (_, i) =>
+      startReferenceServer(
+        serverEnv(database.url, { HTTP_FRAMEWORK: i % 2 === 0 ? 'express' : 'fastify' }),
+      ),
+    ),
   );
   token = await login(serverFor(0).url);
 }, 120_000);
