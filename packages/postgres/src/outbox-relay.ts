@@ -223,35 +223,12 @@ const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.pars
  * The claim, in one statement: the pending deliveries of these destinations that are due, not
  * under a live lease, and whose subject has no earlier undelivered (pending or dead) event for
  * the same destination, in position order, skipping rows another relay is claiming this very
- * moment; each gets this claim's id, a lease and one more attempt.
+ * moment; each gets this claim's id, a lease and one more attempt. The statement is a function of
+ * migration 004, which carries the planner settings that keep it fast on stale statistics.
  */
 const CLAIM = `
-WITH due AS (
-  SELECT d.destination, d.event_position
-  FROM outbox_deliveries AS d
-  WHERE d.state = 'pending'
-    AND d.destination = ANY ($1::text[])
-    AND d.next_attempt_at <= now()
-    AND (d.claimed_until IS NULL OR d.claimed_until <= now())
-    AND NOT EXISTS (
-      SELECT 1 FROM outbox_deliveries AS e
-      WHERE e.destination = d.destination AND e.subject_guid = d.subject_guid
-        AND e.event_position < d.event_position AND e.state <> 'delivered')
-  ORDER BY d.event_position
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-), claimed AS (
-  UPDATE outbox_deliveries AS d
-  SET claim_id = $3::uuid, claimed_by = $4, claimed_until = now() + $5 * interval '1 millisecond',
-      attempts = d.attempts + 1, last_attempt_at = now()
-  FROM due
-  WHERE d.destination = due.destination AND d.event_position = due.event_position
-  RETURNING d.destination, d.event_position, d.attempts, d.created_at
-)
-SELECT c.destination, c.event_position::text AS position, c.attempts,
-       (extract(epoch FROM c.created_at) * 1000)::float8 AS recorded_at_ms, o.payload, o.record
-FROM claimed AS c JOIN outbox AS o ON o.position = c.event_position
-ORDER BY c.event_position`;
+SELECT destination, event_position::text AS position, attempts, recorded_at_ms, payload, record
+FROM workforce_kit_claim_outbox_deliveries($1::text[], $2::int, $3::uuid, $4::text, $5::float8)`;
 
 /**
  * The outcomes of a claim, in one statement, applied only while the claim is still the rows'
