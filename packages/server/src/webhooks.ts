@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Employee, Shift } from '@workforce-kit/core';
 import { toWebhookBody } from '@workforce-kit/http';
 import type { Deliverer, DeliveryResult, OutboxDelivery } from '@workforce-kit/postgres';
@@ -47,9 +49,7 @@ export function signWebhook(signer: Webhook, delivery: OutboxDelivery, now: Date
   };
 }
 
-function failure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && error.name === 'TimeoutError')
-    return `no answer within ${timeoutMs} ms`;
+function failure(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return `${error.message}${cause}`;
@@ -61,7 +61,8 @@ function failure(error: unknown, timeoutMs: number): string {
  * The reference server's deliverer for the outbox relay: each delivery is an HTTP POST of the
  * signed webhook to its destination URL, all of a batch at once. A 2xx answer is delivered;
  * another status, a refused connection or no answer within `timeoutMs` is a retry (a redirect is
- * not followed: it is a retry too).
+ * not followed: it is a retry too). Connections are kept alive between deliveries (`node:http`
+ * rather than `fetch`, which took three times the CPU a delivery on Node 20).
  *
  * @example
  * ```ts
@@ -76,29 +77,58 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Delive
   const signer = new Webhook(options.secret);
   const timeoutMs = options.timeoutMs ?? 5000;
   const userAgent = options.userAgent ?? 'workforce-kit-webhooks';
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+  };
+
+  /** POSTs the body; resolves with the status once the answer's head is in (its body is drained). */
+  function send(url: URL, signed: SignedWebhook, signal: AbortSignal): Promise<number> {
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve, reject) => {
+      const request = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            ...signed.headers,
+            'content-length': Buffer.byteLength(signed.body),
+            'user-agent': userAgent,
+          },
+          agent: secure ? agents.https : agents.http,
+          signal,
+        },
+        (response) => {
+          // The answer's body is not read: the status decides.
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(signed.body);
+    });
+  }
 
   async function post(delivery: OutboxDelivery, stop: AbortSignal): Promise<DeliveryResult> {
     let signed: SignedWebhook;
+    let url: URL;
     try {
       signed = signWebhook(signer, delivery, new Date());
+      url = new URL(delivery.destination);
     } catch (error) {
-      return { outcome: 'retry', error: failure(error, timeoutMs) };
+      return { outcome: 'retry', error: failure(error) };
     }
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await fetch(delivery.destination, {
-        method: 'POST',
-        headers: { ...signed.headers, 'user-agent': userAgent },
-        body: signed.body,
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]),
-      });
-      // The answer's body is not read: the status decides.
-      await response.body?.cancel().catch(() => {});
-      return response.status >= 200 && response.status < 300
+      const status = await send(url, signed, AbortSignal.any([timeout, stop]));
+      return status >= 200 && status < 300
         ? { outcome: 'delivered' }
-        : { outcome: 'retry', error: `HTTP ${response.status}` };
+        : { outcome: 'retry', error: `HTTP ${status}` };
     } catch (error) {
-      return { outcome: 'retry', error: failure(error, timeoutMs) };
+      return {
+        outcome: 'retry',
+        error: timeout.aborted ? `no answer within ${timeoutMs} ms` : failure(error),
+      };
     }
   }
 
