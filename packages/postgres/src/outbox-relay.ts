@@ -432,7 +432,18 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   const abort = new AbortController();
   let unrecorded: UnrecordedOutcomes[] = [];
 
+  /**
+   * A notification wakes one sleeping loop, not all: one claim finds what one change queued. A
+   * loop whose claim found deliveries wakes another (there may be more).
+   */
   const wake = () => {
+    woken = true;
+    const [first] = sleepers;
+    if (first === undefined) return;
+    sleepers.delete(first);
+    first();
+  };
+  const wakeAll = () => {
     woken = true;
     for (const resolve of sleepers) resolve();
     sleepers.clear();
@@ -553,6 +564,8 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   async function loop(): Promise<void> {
     while (running) {
       if (!(await recordUnrecorded())) {
+        // The database is unreachable: a notification from before must not make this a busy loop.
+        woken = false;
         await sleep(pollIntervalMs);
         continue;
       }
@@ -562,6 +575,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         claimed = await claim();
       } catch (error) {
         if (running) report(error, 'claim');
+        woken = false;
         await sleep(pollIntervalMs);
         continue;
       }
@@ -570,6 +584,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         await sleep(pollIntervalMs);
         continue;
       }
+      wake();
       const started = performance.now();
       const results = await handOver(deliveries);
       const batch: UnrecordedOutcomes = {
@@ -631,7 +646,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     stop(stopOptions) {
       stopping ??= (async () => {
         running = false;
-        wake();
+        wakeAll();
         const abandonAfterMs = stopOptions?.abandonAfterMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
