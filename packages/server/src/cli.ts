@@ -11,6 +11,16 @@ import {
   StartupError,
   startServer,
 } from './server.js';
+import { webhooksCommand } from './webhooks-command.js';
+
+// `workforce-kit webhooks status|redrive`: the operator's command, on the server's store.
+if (process.argv[2] === 'webhooks') {
+  process.exit(
+    await webhooksCommand(process.argv.slice(3), process.env, (line) =>
+      process.stdout.write(`${line}\n`),
+    ),
+  );
+}
 
 const config = loadConfig(process.env);
 if (config.isErr()) {
