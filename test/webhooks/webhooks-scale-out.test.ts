@@ -19,12 +19,15 @@ import {
   aShift,
   seedToJson,
 } from '@workforce-kit/core/testing';
-import { redriveOutboxDeliveries } from '@workforce-kit/postgres';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import {
+  runReferenceCommand,
+  type ServerProcess,
+  startReferenceServer,
+} from '../support/reference-server.js';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const verifier = new Webhook(WEBHOOK_SECRET);
@@ -521,7 +524,7 @@ describe('the database stopped while deliveries are in flight', () => {
 });
 
 describe('a receiver that always fails', () => {
-  it('dead-letters the event after WEBHOOK_MAX_ATTEMPTS, and a re-drive delivers it once the receiver is fixed', async () => {
+  it('dead-letters the event after WEBHOOK_MAX_ATTEMPTS; `workforce-kit webhooks redrive` delivers it once the receiver is fixed', async () => {
     const failing = await startReceiver();
     failing.setMode({ kind: 'fail' });
     const url = await database.createDatabase();
@@ -563,8 +566,20 @@ describe('a receiver that always fails', () => {
       await sleep(1500);
       expect(failing.receipts).toHaveLength(3);
 
+      // The operator's view and re-drive: the `workforce-kit webhooks` command, on the same store.
+      const store = { STORE: 'postgres', DATABASE_URL: url };
+      expect(await runReferenceCommand(['webhooks', 'status'], store)).toEqual({
+        code: 0,
+        output: expect.stringMatching(
+          new RegExp(
+            `^${failing.url.replaceAll('.', '\\.')}  pending 1  dead 1  oldest pending \\d+ s\n$`,
+          ),
+        ),
+      });
       failing.setMode({ kind: 'accept' });
-      expect(await redriveOutboxDeliveries(db, { destination: failing.url })).toBe(1);
+      expect(
+        await runReferenceCommand(['webhooks', 'redrive', '--destination', failing.url], store),
+      ).toEqual({ code: 0, output: 're-drove 1 dead delivery\n' });
       await waitFor('the re-drive', async () => (await undelivered(db)) === 0, 15_000);
       const events = await outboxEvents(db);
       expect(events).toHaveLength(2);
