@@ -524,7 +524,7 @@ describe('the database stopped while deliveries are in flight', () => {
 });
 
 describe('a receiver that always fails', () => {
-  it('dead-letters the event after WEBHOOK_MAX_ATTEMPTS; `workforce-kit webhooks redrive` delivers it once the receiver is fixed', async () => {
+  it('dead-letters the event after WEBHOOK_MAX_ATTEMPTS; `workforce-kit webhooks redrive` delivers it once the receiver is fixed; `retire` removes the receiver', async () => {
     const failing = await startReceiver();
     failing.setMode({ kind: 'fail' });
     const url = await database.createDatabase();
@@ -591,6 +591,18 @@ describe('a receiver that always fails', () => {
         [events[1]?.id, 204],
       ]);
       expect(checkDeliveries(events, failing.receipts)).toEqual([]);
+
+      // A receiver given up: retired, its deliveries deleted, none queued for it any more.
+      expect(
+        await runReferenceCommand(['webhooks', 'retire', '--destination', failing.url], store),
+      ).toEqual({ code: 0, output: `retired ${failing.url}: 2 deliveries deleted\n` });
+      expect((await call(server, method(employee.deleted), path(employee.deleted))).status).toBe(
+        200,
+      );
+      const { rows: left } = await db.query(
+        'SELECT (SELECT count(*) FROM outbox_destinations)::int AS destinations, (SELECT count(*) FROM outbox_deliveries)::int AS deliveries, (SELECT count(*) FROM outbox)::int AS events',
+      );
+      expect(left).toEqual([{ destinations: 0, deliveries: 0, events: 3 }]);
     } finally {
       await server.stop();
       await db.end();

@@ -13,7 +13,7 @@ import {
 } from './server.js';
 import { webhooksCommand } from './webhooks-command.js';
 
-// `workforce-kit webhooks status|redrive`: the operator's command, on the server's store.
+// `workforce-kit webhooks status|redrive|retire`: the operator's command, on the server's store.
 if (process.argv[2] === 'webhooks') {
   process.exit(
     await webhooksCommand(process.argv.slice(3), process.env, (line) =>

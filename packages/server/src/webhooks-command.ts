@@ -5,6 +5,7 @@ import {
   openPGlite,
   outboxBacklog,
   redriveOutboxDeliveries,
+  retireOutboxDestination,
   type SqlClient,
 } from '@workforce-kit/postgres';
 import pg from 'pg';
@@ -13,10 +14,13 @@ import { describeStore } from './server.js';
 
 const USAGE = `usage: workforce-kit webhooks status
        workforce-kit webhooks redrive [--destination <url>] [--event <event id>]...
+       workforce-kit webhooks retire --destination <url>
 
 status   each destination's pending and dead deliveries, and the oldest pending event's age
 redrive  puts dead deliveries back (all, or a destination's, or these events'): the relays of
          the running servers deliver them again, with the same webhook-id and body
+retire   a URL taken out of WEBHOOK_URLS: changes stop queueing deliveries to it, and its
+         deliveries are deleted (a server started with it registers it again)
 
 The store is the server's: STORE, DATABASE_URL, PGLITE_DIR. A PGlite directory is open in one
 process at a time: stop the server first.`;
@@ -31,7 +35,7 @@ function formatAge(ms: number | null): string {
 }
 
 /**
- * `workforce-kit webhooks status|redrive`: what an operator needs of the webhook deliveries, on the
+ * `workforce-kit webhooks status|redrive|retire`: what an operator needs of the webhook deliveries, on the
  * store the server is configured with (the same environment variables).
  *
  * @param args - the arguments after `webhooks`
@@ -56,7 +60,11 @@ export async function webhooksCommand(
     return 2;
   }
   const [command] = parsed.positionals;
-  if (parsed.positionals.length !== 1 || (command !== 'status' && command !== 'redrive')) {
+  if (
+    parsed.positionals.length !== 1 ||
+    (command !== 'status' && command !== 'redrive' && command !== 'retire') ||
+    (command === 'retire' && parsed.values.destination === undefined)
+  ) {
     print(USAGE);
     return 2;
   }
@@ -103,12 +111,18 @@ export async function webhooksCommand(
     await migrate(client);
     if (command === 'status') {
       const backlog = await outboxBacklog(client);
-      if (backlog.length === 0) print('no webhook destination was ever registered');
+      if (backlog.length === 0) print('no webhook destination is registered');
       for (const { destination, pending, dead, oldestPendingAgeMs } of backlog) {
         print(
           `${destination}  pending ${pending}  dead ${dead}  oldest pending ${formatAge(oldestPendingAgeMs)}`,
         );
       }
+    } else if (command === 'retire') {
+      const destination = parsed.values.destination ?? '';
+      const deleted = await retireOutboxDestination(client, destination);
+      print(
+        `retired ${destination}: ${deleted} ${deleted === 1 ? 'delivery' : 'deliveries'} deleted`,
+      );
     } else {
       const redriven = await redriveOutboxDeliveries(client, {
         ...(parsed.values.destination === undefined

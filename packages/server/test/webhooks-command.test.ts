@@ -1,4 +1,4 @@
-// `workforce-kit webhooks status|redrive`: what it refuses before it touches a store. Its work on
+// `workforce-kit webhooks status|redrive|retire`: what it refuses before it touches a store. Its work on
 // a PostgreSQL server (a dead letter's status and re-drive) is shown by test/webhooks/.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -21,8 +21,8 @@ async function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('workforce-kit webhooks', () => {
-  it('shows its usage, exit 2, for no command, an unknown one, or an unknown option', async () => {
-    for (const args of [[], ['resend'], ['status', 'extra'], ['redrive', '--all']]) {
+  it('shows its usage, exit 2, for no command, an unknown one, an unknown option, retire without a destination', async () => {
+    for (const args of [[], ['resend'], ['status', 'extra'], ['redrive', '--all'], ['retire']]) {
       const { code, output } = await run(args);
       expect(code).toBe(2);
       expect(output).toContain('usage: workforce-kit webhooks status');
