@@ -9,9 +9,10 @@ export default defineConfig({
     ],
     coverage: {
       provider: 'v8',
-      // The domain rules; the test support in testing/ is exercised but not measured.
-      include: ['packages/core/src/**/*.ts'],
-      exclude: ['packages/core/src/testing/**'],
+      // The domain rules and the seed file's; the test support in testing/ is exercised but not
+      // measured.
+      include: ['packages/core/src/**/*.ts', 'packages/seed-file/src/**/*.ts'],
+      exclude: ['packages/core/src/testing/**', 'packages/seed-file/src/testing/**'],
       reporter: ['text', 'text-summary'],
       thresholds: { lines: 98, branches: 95, functions: 98, statements: 98 },
     },

@@ -1,5 +1,7 @@
-import type { Guid, Seed } from '@workforce-kit/core';
-import { aClient, anEmployee, aRestaurant, aSeed, aShift } from '@workforce-kit/core/testing';
+import type { Guid } from '@workforce-kit/core';
+import { anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
+import type { Seed } from '@workforce-kit/seed-file';
+import { aClient, aSeed } from '@workforce-kit/seed-file/testing';
 
 /** The HS256 secret the benchmark server verifies and the driver signs with. */
 export const BENCH_SECRET = 'workforce-kit-benchmark-secret-0123456789';

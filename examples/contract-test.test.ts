@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
-import { createMemoryStore, parseSeed } from '@workforce-kit/core';
+import { createMemoryStore } from '@workforce-kit/core';
 import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+import { parseSeed } from '@workforce-kit/seed-file';
 import express from 'express';
 
 const secret = 'a-test-only-secret-of-32-characters-or-more';

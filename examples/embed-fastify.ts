@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { createMemoryStore, formatSeedIssues, parseSeed } from '@workforce-kit/core';
+import { createMemoryStore } from '@workforce-kit/core';
 import { createJwtVerifier, fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
 import Fastify from 'fastify';
 
 const seed = parseSeed(JSON.parse(await readFile('seed.json', 'utf8')), new Date());

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { createMemoryStore, formatSeedIssues, parseSeed } from '@workforce-kit/core';
+import { createMemoryStore } from '@workforce-kit/core';
 import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
 import express from 'express';
 
 // Records to start with, in the seed format (see packages/server/seed/demo-seed.json).

@@ -166,6 +166,24 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
     });
   });
 
+  it('sends the security headers on every kind of response, and no X-Powered-By', async () => {
+    for (const path of [
+      '/healthz',
+      '/docs',
+      '/openapi.yaml',
+      '/nowhere',
+      `/restaurants/v1/restaurants/${HARBOR}`,
+    ]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('x-powered-by'), path).toBeNull();
+      expect(res.headers.get('x-request-id'), path).toBeTruthy();
+    }
+  });
+
   describe('the API reference page in headless Chromium', () => {
     let browser: Browser;
     beforeAll(async () => {
@@ -184,11 +202,25 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
       await browser?.close();
     });
 
-    it('renders the four operations and the three webhooks, with every asset from the server itself', async () => {
+    it('renders the four operations and the three webhooks, with every asset from the server itself, under its Content-Security-Policy', async () => {
       const page = await browser.newPage();
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
-      await page.goto(`${server.url}/docs`);
+      const refused: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
+      // Runs in the page (as a string: this project has no DOM types), before its own scripts.
+      await page.addInitScript({
+        content: `document.addEventListener('securitypolicyviolation', (event) =>
+          console.error('Content Security Policy refused ' + event.blockedURI + ' (' + event.violatedDirective + ')'));`,
+      });
+      const answer = await page.goto(`${server.url}/docs`);
+      const policy = answer?.headers()['content-security-policy'] ?? '';
+      expect(policy).toContain("default-src 'self'");
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("object-src 'none'");
+      expect(policy).not.toContain('unsafe-inline');
       await page.waitForSelector('.opblock', { timeout: 20_000 });
 
       const operations = await page.$$eval('.opblock', (blocks) =>
@@ -227,6 +259,7 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
       expect(
         requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:')),
       ).toEqual([]);
+      expect(refused).toEqual([]);
       await page.close();
     }, 30_000);
   });

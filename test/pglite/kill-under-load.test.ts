@@ -22,16 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Employee, Shift } from '@workforce-kit/core';
-import {
-  aClient,
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aSeed,
-  aShift,
-  seedToJson,
-} from '@workforce-kit/core/testing';
+import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
 import { LOCK_FILE_NAME, openPGlite } from '@workforce-kit/postgres';
+import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { signJwt } from '../support/sign-jwt.js';
 

@@ -8,15 +8,9 @@
 
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createMemoryStore, type ExternalId, type MemoryStore } from '@workforce-kit/core';
-import {
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aSeed,
-  aShift,
-  seedToJson,
-} from '@workforce-kit/core/testing';
+import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
 import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
+import { aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import { ADAPTERS } from '../support/adapters.js';
 import { delegatingStore } from '../support/delegating-store.js';
 

@@ -7,16 +7,9 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExternalId } from '@workforce-kit/core';
-import {
-  aClient,
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aSeed,
-  aShift,
-  seedToJson,
-} from '@workforce-kit/core/testing';
+import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';

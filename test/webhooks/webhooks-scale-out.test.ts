@@ -9,17 +9,11 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Employee, Seed, Shift } from '@workforce-kit/core';
-import {
-  aClient,
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aSeed,
-  aShift,
-  seedToJson,
-} from '@workforce-kit/core/testing';
+import type { Employee, Shift } from '@workforce-kit/core';
+import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import type { Seed } from '@workforce-kit/seed-file';
+import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

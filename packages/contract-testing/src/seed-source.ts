@@ -1,7 +1,7 @@
 // The seed file a target was loaded with (docs/contract.md, "Seed file"), read with the seed
 // parser of workforce-kit. This is the one module of the kit that knows where that parser lives.
 import { readFile } from 'node:fs/promises';
-import { formatSeedIssues, parseSeed } from '@workforce-kit/core';
+import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
 
 /** A record of the seed as the kit sees it: plain JSON values, GUIDs in lower case. */
 export interface SeedEntry {

@@ -1,7 +1,7 @@
 /**
  * The pure workforce domain of workforce-kit: identifier rules, the employee and shift state
- * machines, the restaurant lookup rules, the repository ports, the use cases over them, the seed
- * format and an in-memory store. Functions return neverthrow `Result`s; nothing here does I/O.
+ * machines, the restaurant lookup rules, the repository ports, the use cases over them and an
+ * in-memory store. Functions return neverthrow `Result`s; nothing here does I/O.
  *
  * @example
  * ```ts
@@ -62,13 +62,16 @@ export type {
   IdSource,
   RestaurantRepository,
   SeedOutcome,
+  SeedRecords,
   ShiftRepository,
   WorkforceStore,
 } from './ports.js';
 export {
   type DaySchedule,
+  type Deletion,
   type Delivery,
   type Employee,
+  type EmployeeFields,
   type Instant,
   type OnlineOrdering,
   type PaymentOptions,
@@ -82,6 +85,7 @@ export {
   type Schedules,
   type Service,
   type Shift,
+  type ShiftFields,
   type StoredRecord,
   type TimeOfDay,
   type WageOverride,
@@ -89,16 +93,6 @@ export {
   type Weekday,
 } from './records.js';
 export { type RestaurantQuery, restaurantToRead, visibleRestaurant } from './restaurant-lookup.js';
-export {
-  formatSeedIssues,
-  parseSeed,
-  SCOPES,
-  type Scope,
-  type Seed,
-  type SeedClient,
-  type SeedInvalid,
-  type SeedIssue,
-} from './seed.js';
 export { markDeleted } from './shift-machine.js';
 export { isNoOp, type Transition } from './transition.js';
 export {

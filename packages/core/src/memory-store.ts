@@ -9,9 +9,8 @@ import {
 } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
-import type { ConditionalWrite, SeedOutcome, WorkforceStore } from './ports.js';
+import type { ConditionalWrite, SeedOutcome, SeedRecords, WorkforceStore } from './ports.js';
 import type { Employee, Restaurant, Shift, StoredRecord } from './records.js';
-import type { Seed } from './seed.js';
 
 /** The memory store: a {@link WorkforceStore} whose recorded events can also be read at once. */
 export interface MemoryStore extends WorkforceStore {
@@ -29,17 +28,22 @@ export interface MemoryStoreOptions {
   readonly eventLogLimit?: number;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const key in value) deepFreeze(value[key]);
-    Object.freeze(value);
+/**
+ * A frozen deep copy of plain data (records and events are plain objects, arrays and primitives):
+ * the store keeps its own copy of what it is given, which neither the caller's later changes nor
+ * a caller of `find` can alter, and the caller's objects stay as they were.
+ */
+function frozenCopy<T>(value: T): T {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = frozenCopy((value as Record<string, unknown>)[key]);
+    // An own `__proto__` key (JSON.parse makes one) is data, not the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
+    else copy[key] = item;
   }
-  return value;
-}
-
-/** A seeded value is stored as a frozen copy: the caller keeps its own, mutable, data. */
-function snapshot<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
+  return Object.freeze(copy) as T;
 }
 
 type Identified = StoredRecord & { readonly externalId?: string };
@@ -80,17 +84,20 @@ class RecordTable<T extends Identified> {
  * step, so it is correct under any number of concurrent async callers. Data lives as long as the
  * store; it is not shared between processes.
  *
- * @param seed - records to load at once (a parsed seed, see `parseSeed`)
+ * @param seed - records to load at once (a parsed seed file, for one)
  * @param options - how many events to keep
  * @returns the store
  * @example
  * ```ts
- * const store = createMemoryStore(parseSeed(json, new Date())._unsafeUnwrap());
+ * const store = createMemoryStore({ restaurants: [restaurant], employees: [employee], shifts: [] });
  * const result = await unarchiveEmployee({ employees: store.employees, clock, ids }, command);
  * store.recordedEvents(); // [{ type: 'EmployeeUnarchived', … }]
  * ```
  */
-export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {}): MemoryStore {
+export function createMemoryStore(
+  seed?: SeedRecords,
+  options: MemoryStoreOptions = {},
+): MemoryStore {
   const eventLogLimit = options.eventLogLimit ?? 10_000;
   const restaurants = new Map<string, Restaurant>();
   const employees = new RecordTable<Employee>();
@@ -115,11 +122,12 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
     return restaurants.size === 0 && employees.size === 0 && shifts.size === 0;
   }
 
-  function load(data: Seed): void {
-    for (const restaurant of data.restaurants)
-      restaurants.set(restaurant.guid, snapshot(restaurant));
-    for (const employee of data.employees) employees.put(snapshot(employee));
-    for (const shift of data.shifts) shifts.put(snapshot(shift));
+  function load(data: SeedRecords): void {
+    for (const restaurant of data.restaurants) {
+      restaurants.set(restaurant.guid, frozenCopy(restaurant));
+    }
+    for (const employee of data.employees) employees.put(frozenCopy(employee));
+    for (const shift of data.shifts) shifts.put(frozenCopy(shift));
   }
 
   /** The compare-and-set of both repositories: check version and identity, store record and events. */
@@ -133,11 +141,9 @@ export function createMemoryStore(seed?: Seed, options: MemoryStoreOptions = {})
       return err(versionConflict(record.guid, expectedVersion));
     }
     if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
-    // A written record and its events are frozen in place rather than copied (a copy per write
-    // cost more than the rest of a request): what was handed to the store is the store's now.
-    const stored = deepFreeze({ ...record, version: expectedVersion + 1 });
+    const stored = frozenCopy({ ...record, version: expectedVersion + 1 });
     table.put(stored);
-    for (const event of change.events) events.push(deepFreeze(event));
+    for (const event of change.events) events.push(frozenCopy(event));
     // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
     if (events.length >= 2 * eventLogLimit) events = events.slice(-eventLogLimit);
     return ok(stored);

@@ -3,7 +3,6 @@ import type { IdentityChangeRefused, StorageError, VersionConflict } from './err
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
 import type { Employee, Restaurant, Shift } from './records.js';
-import type { Seed } from './seed.js';
 
 /**
  * A conditional write: store `record` only if the stored version is still `expectedVersion`, and
@@ -22,10 +21,10 @@ export interface ConditionalWrite<T> {
 export interface ConditionalWriter<T> {
   /**
    * Compare-and-set: replaces the record (of `record.restaurantGuid`, `record.guid`) when its
-   * stored version is `expectedVersion`, and stores the events with it, atomically. The store may
-   * keep the objects it is given; records are immutable values. A record's identity
-   * (restaurant, GUID, external id) never changes: a write that changes its external id is
-   * refused with `IdentityChangeRefused` and changes nothing.
+   * stored version is `expectedVersion`, and stores the events with it, atomically. The objects
+   * it is given stay the caller's: the store neither changes (nor freezes) nor keeps them. A
+   * record's identity (restaurant, GUID, external id) never changes: a write that changes its
+   * external id is refused with `IdentityChangeRefused` and changes nothing.
    *
    * @returns the stored record (version `expectedVersion + 1`), or `VersionConflict` when the
    *   stored version differs or the record is missing; then nothing is written
@@ -77,6 +76,16 @@ export interface EventLog {
   list(restaurantGuid?: Guid): ResultAsync<readonly RecordedEvent[], StorageError>;
 }
 
+/**
+ * The records a store is seeded with: restaurants, and their employees and shifts, each record at
+ * its first version. A seed file is one source of them (`@workforce-kit/seed-file` parses it).
+ */
+export interface SeedRecords {
+  readonly restaurants: readonly Restaurant[];
+  readonly employees: readonly Employee[];
+  readonly shifts: readonly Shift[];
+}
+
 /** Whether a seed was loaded. */
 export interface SeedOutcome {
   /** `false` when the store already held data, and nothing was loaded. */
@@ -93,10 +102,10 @@ export interface WorkforceStore {
   readonly restaurants: RestaurantRepository;
   readonly events: EventLog;
   /**
-   * Loads a seed into an empty store, all of it or nothing. A store that holds any record is left
-   * unchanged, so seeding twice changes nothing.
+   * Loads records into an empty store, all of them or nothing. A store that holds any record is
+   * left unchanged, so seeding twice changes nothing.
    */
-  seed(seed: Seed): ResultAsync<SeedOutcome, StorageError>;
+  seed(records: SeedRecords): ResultAsync<SeedOutcome, StorageError>;
   /** Succeeds when the store can serve requests (for readiness checks). */
   ping(): ResultAsync<void, StorageError>;
   /** Releases the store's resources. Calls after close fail with `StorageUnavailable`. */

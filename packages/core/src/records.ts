@@ -36,13 +36,22 @@ export interface StoredRecord {
 }
 
 /**
+ * Whether a record is deleted (for an employee, archived) and since when: `deletedDate` is present
+ * exactly when `deleted` is true, which the compiler checks.
+ */
+export type Deletion =
+  | { readonly deleted: false; readonly deletedDate?: never }
+  | { readonly deleted: true; readonly deletedDate: Instant };
+
+/**
  * An employee of a restaurant. `deleted` is the archived state (the platform's name for it);
  * `deletedDate` is present exactly when `deleted` is true.
  */
-export interface Employee extends StoredRecord {
+export type Employee = EmployeeFields & Deletion;
+
+/** The fields of an {@link Employee} besides its {@link Deletion}. */
+export interface EmployeeFields extends StoredRecord {
   readonly externalId?: ExternalId;
-  readonly deleted: boolean;
-  readonly deletedDate?: Instant;
   readonly firstName?: string;
   readonly chosenName?: string;
   readonly lastName?: string;
@@ -71,10 +80,11 @@ export interface ScheduleConfig {
 }
 
 /** A schedule shift. `deletedDate` is present exactly when `deleted` is true. */
-export interface Shift extends StoredRecord {
+export type Shift = ShiftFields & Deletion;
+
+/** The fields of a {@link Shift} besides its {@link Deletion}. */
+export interface ShiftFields extends StoredRecord {
   readonly externalId?: ExternalId;
-  readonly deleted: boolean;
-  readonly deletedDate?: Instant;
   readonly jobReference?: Reference;
   readonly employeeReference?: Reference;
   readonly inDate?: Instant;

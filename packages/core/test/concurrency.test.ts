@@ -16,9 +16,9 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
   guidArb,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import fc from 'fast-check';
 import { type Result, ResultAsync } from 'neverthrow';
@@ -129,7 +129,7 @@ describe('concurrent unarchives and archives of one employee', () => {
         async (s, guid, callers) => {
           const employee = anArchivedEmployee(restaurant.guid, { guid });
           const store = createMemoryStore(
-            aSeed({ restaurants: [restaurant], employees: [employee] }),
+            seedRecords({ restaurants: [restaurant], employees: [employee] }),
           );
           const deps = scheduledDeps(store, s, tickingClock(), counterIds());
 
@@ -177,7 +177,7 @@ describe('concurrent unarchives and archives of one employee', () => {
           const externalId = 'PAYROLL:race' as ExternalId;
           const employee = anEmployee(restaurant.guid, { guid, externalId });
           const store = createMemoryStore(
-            aSeed({ restaurants: [restaurant], employees: [employee] }),
+            seedRecords({ restaurants: [restaurant], employees: [employee] }),
           );
           const deps = scheduledDeps(store, s, tickingClock(), counterIds());
 
@@ -221,7 +221,7 @@ describe('concurrent unarchives and archives of one employee', () => {
             ? anArchivedEmployee(restaurant.guid, { guid })
             : anEmployee(restaurant.guid, { guid });
           const store = createMemoryStore(
-            aSeed({ restaurants: [restaurant], employees: [employee] }),
+            seedRecords({ restaurants: [restaurant], employees: [employee] }),
           );
           const deps = scheduledDeps(store, s, tickingClock(), counterIds());
 
@@ -283,7 +283,9 @@ describe('concurrent deletes of one shift', () => {
         async (s, guid, callers) => {
           const externalId = 'SCHEDULER:race-1' as ExternalId;
           const shift = aShift(restaurant.guid, { guid, externalId });
-          const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts: [shift] }));
+          const store = createMemoryStore(
+            seedRecords({ restaurants: [restaurant], shifts: [shift] }),
+          );
           const deps = scheduledDeps(store, s, tickingClock(), counterIds());
 
           const results = await settle(
@@ -331,7 +333,9 @@ describe('a write that loses the race', () => {
   it('is WriteContention with maxAttempts 1, and changes nothing of that caller', async () => {
     const s = xLosesToY();
     const employee = anArchivedEmployee(restaurant.guid);
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    const store = createMemoryStore(
+      seedRecords({ restaurants: [restaurant], employees: [employee] }),
+    );
     const clock = tickingClock();
     const ids = counterIds();
     const x = { ...scheduledDeps(store, s, clock, ids, 'X '), maxAttempts: 1 };
@@ -369,7 +373,9 @@ describe('a write that loses the race', () => {
     // After the same eight tasks, X reads again (9 call, 10 answer) and decides on Y's state.
     const s = xLosesToY([9, 10]);
     const employee = anArchivedEmployee(restaurant.guid);
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    const store = createMemoryStore(
+      seedRecords({ restaurants: [restaurant], employees: [employee] }),
+    );
     const clock = tickingClock();
     const ids = counterIds();
     const x = scheduledDeps(store, s, clock, ids, 'X ');
@@ -399,7 +405,7 @@ describe('a write that loses the race', () => {
   it('of a shift delete is WriteContention with maxAttempts 1, and no event of that caller', async () => {
     const s = xLosesToY();
     const shift = aShift(restaurant.guid, { externalId: 'SCHEDULER:lost' as ExternalId });
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts: [shift] }));
+    const store = createMemoryStore(seedRecords({ restaurants: [restaurant], shifts: [shift] }));
     const clock = tickingClock();
     const ids = counterIds();
     const x = { ...scheduledDeps(store, s, clock, ids, 'X '), maxAttempts: 1 };
@@ -438,7 +444,7 @@ describe('a write that loses the race', () => {
       fc.asyncProperty(fc.scheduler(), fc.integer({ min: 2, max: 8 }), async (s, n) => {
         const employee = anArchivedEmployee(restaurant.guid);
         const store = createMemoryStore(
-          aSeed({ restaurants: [restaurant], employees: [employee] }),
+          seedRecords({ restaurants: [restaurant], employees: [employee] }),
         );
         const deps = { ...scheduledDeps(store, s, tickingClock(), counterIds()), maxAttempts: 1 };
 

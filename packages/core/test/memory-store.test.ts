@@ -1,10 +1,10 @@
 import { createMemoryStore, deleteShift } from '@workforce-kit/core';
 import {
   aRestaurant,
-  aSeed,
   aShift,
   describeStoreConformance,
   newGuid,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -14,7 +14,7 @@ describe('the memory store event log', () => {
   it('keeps the most recent events only, oldest first', async () => {
     const restaurant = aRestaurant();
     const shifts = Array.from({ length: 7 }, () => aShift(restaurant.guid));
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts }), {
+    const store = createMemoryStore(seedRecords({ restaurants: [restaurant], shifts }), {
       eventLogLimit: 3,
     });
     const deps = {

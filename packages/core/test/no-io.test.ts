@@ -1,4 +1,4 @@
-// Core is pure: its sources import only neverthrow, zod and each other (and, in testing/, vitest
+// Core is pure: its sources import only neverthrow and each other (and, in testing/, vitest
 // and fast-check). No node: modules, no HTTP, no database driver.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const srcDir = fileURLToPath(new URL('../src', import.meta.url));
-const ALLOWED = new Set(['neverthrow', 'zod']);
+const ALLOWED = new Set(['neverthrow']);
 const ALLOWED_IN_TESTING = new Set([...ALLOWED, 'vitest', 'fast-check']);
 const IMPORT =
   /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -22,11 +22,11 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
   guidArb,
   guidInputArb,
   malformedShiftIdArb,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import fc from 'fast-check';
 import { ResultAsync } from 'neverthrow';
@@ -116,7 +116,11 @@ const worldArb: fc.Arbitrary<World> = fc
 
 function storeOf(world: World): MemoryStore {
   return createMemoryStore(
-    aSeed({ restaurants: world.restaurants, employees: world.employees, shifts: world.shifts }),
+    seedRecords({
+      restaurants: world.restaurants,
+      employees: world.employees,
+      shifts: world.shifts,
+    }),
   );
 }
 

@@ -14,10 +14,10 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
   externalIdArb,
   guidArb,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -383,7 +383,7 @@ const worldArb: fc.Arbitrary<World> = fc
 function setup(world: World): () => { model: Model; real: Real } {
   return () => {
     const store = createMemoryStore(
-      aSeed({
+      seedRecords({
         restaurants: [aRestaurant({ guid: world.restaurantGuid })],
         employees: [...world.employees.values()],
         shifts: [...world.shifts.values()],

@@ -18,9 +18,9 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
   newGuid,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import { errAsync, okAsync } from 'neverthrow';
 import { describe, expect, it, vi } from 'vitest';
@@ -193,7 +193,9 @@ describe('version conflicts', () => {
 
   it('succeed after a conflict when the re-read state still allows the change', async () => {
     const employee = anEmployee(restaurant.guid);
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    const store = createMemoryStore(
+      seedRecords({ restaurants: [restaurant], employees: [employee] }),
+    );
     let conflicts = 1;
     const employees: EmployeeRepository = {
       find: store.employees.find,
@@ -246,7 +248,7 @@ describe('what a store returns is checked', () => {
 describe('events', () => {
   it('carry an id from the id source and the request id', async () => {
     const shift = aShift(restaurant.guid);
-    const store = createMemoryStore(aSeed({ restaurants: [restaurant], shifts: [shift] }));
+    const store = createMemoryStore(seedRecords({ restaurants: [restaurant], shifts: [shift] }));
     const result = await deleteShift(
       { shifts: store.shifts, clock, ids: { newId: () => 'event-fixed' } },
       { restaurantContext: restaurant.guid, shiftId: shift.guid, requestId: 'req-42' },

@@ -1,11 +1,11 @@
 // Test support: the records a host app's router serves, and tokens for it.
-import type { Employee, Restaurant, Seed, Shift } from '@workforce-kit/core';
+import type { Employee, Restaurant, SeedRecords, Shift } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import { type JWTPayload, SignJWT } from 'jose';
 
@@ -30,7 +30,7 @@ export interface World {
   readonly employee: Employee;
   readonly archivedEmployee: Employee;
   readonly shift: Shift;
-  readonly seed: Seed;
+  readonly seed: SeedRecords;
 }
 
 export function aWorld(): World {
@@ -43,7 +43,7 @@ export function aWorld(): World {
     employee,
     archivedEmployee,
     shift,
-    seed: aSeed({
+    seed: seedRecords({
       restaurants: [restaurant],
       employees: [employee, archivedEmployee],
       shifts: [shift],

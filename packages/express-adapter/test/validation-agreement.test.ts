@@ -60,7 +60,7 @@
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
-import { SCOPES, storageUnavailable } from '@workforce-kit/core';
+import { storageUnavailable } from '@workforce-kit/core';
 import { externalIdArb, guidInputArb, malformedShiftIdArb } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -70,6 +70,7 @@ import { errAsync, okAsync } from 'neverthrow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessTokenVerifier, type ApiStore, createRouter } from '../src/index.js';
+import { ALL_SCOPES } from './harness.js';
 
 const RUNS = 5000;
 
@@ -442,7 +443,7 @@ async function listen(app: express.Express): Promise<[Server, number]> {
 
 beforeAll(async () => {
   const everyone: AccessTokenVerifier = {
-    verify: () => okAsync({ scopes: new Set<string>(SCOPES), restaurants: 'all' }),
+    verify: () => okAsync({ scopes: new Set(ALL_SCOPES.split(' ')), restaurants: 'all' }),
   };
   const refused = () => errAsync(storageUnavailable('write', 'this store finds nothing'));
   const nothing: ApiStore = {

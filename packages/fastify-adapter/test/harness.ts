@@ -3,15 +3,15 @@ import {
   createMemoryStore,
   type Employee,
   type Restaurant,
-  type Seed,
+  type SeedRecords,
   type Shift,
 } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import { type JWTPayload, SignJWT } from 'jose';
 import { createJwtVerifier, type Logger, type WorkforceKitOptions } from '../src/index.js';
@@ -38,7 +38,7 @@ export interface World {
   readonly employee: Employee;
   readonly archivedEmployee: Employee;
   readonly shift: Shift;
-  readonly seed: Seed;
+  readonly seed: SeedRecords;
 }
 
 export function aWorld(): World {
@@ -51,7 +51,7 @@ export function aWorld(): World {
     employee,
     archivedEmployee,
     shift,
-    seed: aSeed({
+    seed: seedRecords({
       restaurants: [restaurant],
       employees: [employee, archivedEmployee],
       shifts: [shift],

@@ -8,8 +8,8 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   app = Fastify(fastifyOptions);
   await app.register(workforceKit, {
     store: createMemoryStore(
-      aSeed({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),
+      seedRecords({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),
     ),
     auth: createJwtVerifier({ hs256Secret: SECRET }),
     validateResponses: true,

@@ -44,6 +44,11 @@ export {
   retryDelayMs,
 } from './outbox-relay.js';
 export { OUTBOX_CHANNEL } from './outbox-schema.js';
-export { openPGlite, PGliteOpenError } from './pglite.js';
+export {
+  openPGlite,
+  PGLITE_SETTINGS,
+  type PGliteCreation,
+  PGliteOpenError,
+} from './pglite.js';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
 export type { SqlClient } from './sql-client.js';

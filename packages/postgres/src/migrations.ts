@@ -58,7 +58,18 @@ END
 ${TAG};`;
 }
 
-/** Applies the package's migrations that the database does not have yet. */
+/**
+ * Applies the package's migrations that the database does not have yet. A database that has them
+ * all (every start but the first) is told so by one small query: the statement that applies them
+ * holds the text of every migration, and PostgreSQL would parse it all to do nothing.
+ */
 export async function migrate(client: SqlClient): Promise<void> {
-  await client.query(migrationStatement(await loadMigrations()));
+  const migrations = await loadMigrations();
+  // A new database has no such table yet: the query fails, and every migration is to be applied.
+  const { rows } = await client
+    .query('SELECT array_agg(version) AS applied FROM workforce_kit_migrations')
+    .catch(() => ({ rows: [] }));
+  const applied = new Set((rows[0] as { applied?: number[] } | undefined)?.applied ?? []);
+  if (migrations.every((migration) => applied.has(migration.version))) return;
+  await client.query(migrationStatement(migrations));
 }

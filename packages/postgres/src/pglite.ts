@@ -1,6 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
-import { lockDirectory } from './directory-lock.js';
+import { LOCK_FILE_NAME, lockDirectory } from './directory-lock.js';
 
 /**
  * PGlite's data could not be opened: PostgreSQL did not start on the directory (PGlite reports
@@ -19,6 +23,34 @@ export class PGliteOpenError extends Error {
 }
 
 /**
+ * The PostgreSQL settings {@link openPGlite} starts PGlite with, beside PGlite's own start
+ * parameters, unless the caller passes `startParams`. PostgreSQL's default `shared_buffers`
+ * (128 MB) is sized for a server with many sessions; PGlite has one, and every page of it that
+ * PostgreSQL touches stays in the process's memory (WebAssembly memory never shrinks). 16 MB holds
+ * the kit's working set; reads beyond it come from the operating system's file cache.
+ */
+export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '16MB' };
+
+/** How {@link openPGlite} creates a new database. */
+export interface PGliteCreation {
+  /**
+   * The PGlite data-directory tarball (`dumpDataDir('gzip')`) a new database starts from, or
+   * `false` to run PostgreSQL's `initdb`. A tarball PGlite cannot start on (one of another
+   * PostgreSQL version) is set aside for `initdb`.
+   * @default the empty database built with this package (`pglite-template/`), when present
+   */
+  readonly template?: string | false;
+}
+
+/** The empty database this package's build makes (scripts/build-pglite-template.mjs). */
+const BUILT_TEMPLATE = fileURLToPath(new URL('../pglite-template/pgdata.tar.gz', import.meta.url));
+
+/** Present while {@link openPGlite} moves a database it created into place; gone once complete. */
+const CREATING_MARKER = 'workforce-kit.creating';
+/** Where the child process creates the database, inside the directory (so one rename each). */
+const CREATING_DIR = 'workforce-kit.creating.d';
+
+/**
  * Opens (or creates) a PGlite database in a directory, under {@link lockDirectory}'s lock: a
  * second process, or a second open in this process, is refused with a `DirectoryLockedError`
  * naming the holder, before anything touches the directory. `close()` of the returned instance
@@ -33,14 +65,25 @@ export class PGliteOpenError extends Error {
  * locate a valid checkpoint record"). To share one database among processes, use a PostgreSQL
  * server.
  *
+ * A new database is created in a short-lived child process, whose memory (several hundred MB in
+ * PGlite: a second engine and initdb's own) goes back to the system when it exits; this process
+ * then opens the database as on any later start. It starts from the empty database this package
+ * is built with (a 4 MB tarball, about a second) rather than running `initdb` (several seconds),
+ * unless `creation.template` says otherwise or PGlite cannot start on it. PGlite starts
+ * with {@link PGLITE_SETTINGS} (`shared_buffers` of 16 MB) unless `options.startParams` is given.
+ * A creation that is interrupted (the process killed) is started over by the next open; a
+ * directory that holds other files but no database is refused rather than written into.
+ *
  * `@electric-sql/pglite` is an optional peer dependency: it is loaded by this function only.
  *
  * @param dataDir - the directory; created if missing
  * @param options - PGlite's options (not `dataDir`)
+ * @param creation - how a new database is created
  * @returns the open database; pass it to `createPostgresStore` with `ownsClient: true` so that the
  *   store's `close()` closes it and releases the lock
  * @throws DirectoryLockedError when another running process holds the directory
- * @throws PGliteOpenError when PostgreSQL cannot start on the directory's data
+ * @throws PGliteOpenError when PostgreSQL cannot start on the directory's data, or the directory
+ *   holds files that are not a database
  * @example
  * ```ts
  * const store = await createPostgresStore({ client: await openPGlite('.data/pglite'), ownsClient: true });
@@ -51,16 +94,26 @@ export class PGliteOpenError extends Error {
 export async function openPGlite(
   dataDir: string,
   options: Omit<PGliteOptions, 'dataDir'> = {},
+  creation: PGliteCreation = {},
 ): Promise<PGlite> {
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDirectory(dataDir);
   let db: PGlite;
   try {
     const { PGlite } = await import('@electric-sql/pglite');
-    db = await PGlite.create(dataDir, options);
+    const startParams = options.startParams ?? [
+      ...PGlite.defaultStartParams,
+      ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ];
+    // A database loaded from a tarball (`loadDataDir`) is created by PGlite itself.
+    if (options.loadDataDir === undefined) {
+      const template = creation.template ?? (existsSync(BUILT_TEMPLATE) ? BUILT_TEMPLATE : false);
+      await createDatabaseIfMissing(dataDir, template);
+    }
+    db = await PGlite.create(dataDir, { ...options, startParams });
   } catch (error) {
     lock.release();
-    throw new PGliteOpenError(dataDir, error);
+    throw error instanceof PGliteOpenError ? error : new PGliteOpenError(dataDir, error);
   }
   const close = db.close.bind(db);
   Object.defineProperty(db, 'close', {
@@ -74,4 +127,72 @@ export async function openPGlite(
     },
   });
   return db;
+}
+
+/**
+ * Creates the database of a directory that has none (no `PG_VERSION`), in a child process, into a
+ * folder inside the directory; then moves it into place, `PG_VERSION` last, under a marker that
+ * lets the next open start an interrupted creation over.
+ */
+async function createDatabaseIfMissing(dataDir: string, template: string | false): Promise<void> {
+  const dir = resolve(dataDir);
+  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  const marker = join(dir, CREATING_MARKER);
+  const ours = (name: string) =>
+    name.startsWith(LOCK_FILE_NAME) || name === CREATING_MARKER || name === CREATING_DIR;
+  const foreign = readdirSync(dir).filter((name) => !ours(name));
+  if (foreign.length > 0 && !existsSync(marker)) {
+    throw new PGliteOpenError(
+      dataDir,
+      new Error(
+        `the directory holds files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}) but no database (no PG_VERSION); give an empty or new directory`,
+      ),
+    );
+  }
+  // An interrupted creation (ours, by the marker): start it over.
+  for (const name of foreign) rmSync(join(dir, name), { recursive: true, force: true });
+  const creating = join(dir, CREATING_DIR);
+  rmSync(creating, { recursive: true, force: true });
+  await createInChildProcess(creating, template);
+  writeFileSync(marker, '');
+  const names = readdirSync(creating).filter((name) => name !== 'PG_VERSION');
+  for (const name of [...names, 'PG_VERSION']) renameSync(join(creating, name), join(dir, name));
+  rmSync(creating, { recursive: true, force: true });
+  rmSync(marker);
+}
+
+/**
+ * Runs PGlite's database creation in a child Node process, which exits when it is done: from the
+ * template when there is one PGlite starts on, else with `initdb`.
+ */
+function createInChildProcess(directory: string, template: string | false): Promise<void> {
+  const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
+  const program = `
+    import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+    const [pglite, directory, template] = process.argv.slice(1);
+    const { PGlite } = await import(pglite);
+    let db;
+    if (template !== '') {
+      try {
+        db = await PGlite.create(directory, { loadDataDir: new Blob([readFileSync(template)]) });
+      } catch (error) {
+        process.stderr.write('the template cannot be used (' + error.message + '): initdb\\n');
+        rmSync(directory, { recursive: true, force: true });
+        mkdirSync(directory);
+      }
+    }
+    db ??= await PGlite.create(directory);
+    await db.close();
+  `;
+  return new Promise((done, fail) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '--eval', program, pglite, directory, template || ''],
+      { maxBuffer: 1 << 20 },
+      (error, _stdout, stderr) => {
+        if (error === null) done();
+        else fail(new Error(`creating the database failed: ${stderr.trim() || error.message}`));
+      },
+    );
+  });
 }

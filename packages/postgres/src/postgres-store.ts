@@ -8,8 +8,8 @@ import {
   type RecordedEvent,
   type RecordIdentifier,
   type Restaurant,
-  type Seed,
   type SeedOutcome,
+  type SeedRecords,
   type Shift,
   type StorageError,
   type StoredRecord,
@@ -18,7 +18,7 @@ import {
   versionConflict,
   type WorkforceStore,
 } from '@workforce-kit/core';
-import { err, errAsync, ok, type Result, ResultAsync } from 'neverthrow';
+import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 import { migrate } from './migrations.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
 import type { SqlClient } from './sql-client.js';
@@ -39,6 +39,16 @@ export interface PostgresStoreOptions {
    * @default ignore them (each failing query is still reported as StorageUnavailable)
    */
   readonly onClientError?: (error: unknown) => void;
+  /**
+   * Serve restaurant reads from this process's memory: each restaurant found is read from the
+   * database once, and the cache is emptied whenever this store seeds. Restaurants change only by
+   * seeding, so the cache is exact when this store is the database's only writer: PGlite, which
+   * one process opens at a time (`openPGlite`). Leave it off with a PostgreSQL server that
+   * other processes or tools write: there every read goes to the database, never stale. Only
+   * restaurants that exist are kept, so memory is bounded by the database's restaurants.
+   * @default false
+   */
+  readonly cacheRestaurants?: boolean;
 }
 
 /** The tables of the two record kinds the store writes. */
@@ -197,6 +207,23 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       ]).map((rows) => first<T>(rows));
   };
 
+  const findRestaurant = (restaurantGuid: Guid) =>
+    query<{ data: unknown }>(
+      'restaurants.findByGuid',
+      'SELECT data FROM restaurants WHERE guid = $1',
+      [restaurantGuid],
+    ).map(([row]) => (row === undefined ? null : (json(row.data) as unknown as Restaurant)));
+
+  const restaurants = new Map<Guid, Restaurant>();
+  const cachedRestaurant = (restaurantGuid: Guid): ResultAsync<Restaurant | null, StorageError> => {
+    const known = restaurants.get(restaurantGuid);
+    if (known !== undefined) return okAsync(known);
+    return findRestaurant(restaurantGuid).map((restaurant) => {
+      if (restaurant !== null) restaurants.set(restaurantGuid, restaurant);
+      return restaurant;
+    });
+  };
+
   return {
     employees: {
       find: findRecord<Employee>(TABLES.employees),
@@ -206,14 +233,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       find: findRecord<Shift>(TABLES.shifts),
       write: (change) => write('shifts.write', WRITE_SHIFT, change),
     },
-    restaurants: {
-      findByGuid: (restaurantGuid: Guid) =>
-        query<{ data: unknown }>(
-          'restaurants.findByGuid',
-          'SELECT data FROM restaurants WHERE guid = $1',
-          [restaurantGuid],
-        ).map(([row]) => (row === undefined ? null : (json(row.data) as unknown as Restaurant))),
-    },
+    restaurants: { findByGuid: options.cacheRestaurants ? cachedRestaurant : findRestaurant },
     events: {
       list: (restaurantGuid?: Guid) =>
         (restaurantGuid === undefined
@@ -228,14 +248,17 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             )
         ).map((rows) => rows.map((row) => json(row.payload) as unknown as RecordedEvent)),
     },
-    seed: (seed: Seed) =>
+    seed: (seed: SeedRecords) =>
       query<{ seeded: boolean }>('seed', 'SELECT workforce_kit_seed($1::jsonb) AS seeded', [
         JSON.stringify({
           restaurants: seed.restaurants,
           employees: seed.employees,
           shifts: seed.shifts,
         }),
-      ]).map(([row]): SeedOutcome => ({ seeded: row?.seeded === true })),
+      ]).map(([row]): SeedOutcome => {
+        restaurants.clear();
+        return { seeded: row?.seeded === true };
+      }),
     ping: () => query('ping', 'SELECT 1').map(() => undefined),
     async close() {
       if (closed) return;

@@ -15,8 +15,8 @@ import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -67,7 +67,7 @@ async function fixture(count = 4, url?: string, poolOptions: pg.PoolConfig = {})
     i % 2 === 0 ? anArchivedEmployee(restaurant.guid) : anEmployee(restaurant.guid),
   );
   const shifts = Array.from({ length: count }, () => aShift(restaurant.guid));
-  (await store.seed(aSeed({ restaurants: [restaurant], employees, shifts })))._unsafeUnwrap();
+  (await store.seed(seedRecords({ restaurants: [restaurant], employees, shifts })))._unsafeUnwrap();
   cleanups.push(() => pool.end());
   return { pool, store, employees, shifts };
 }
@@ -499,7 +499,9 @@ describe('waking on the write statement', () => {
     cleanups.push(() => db.close());
     const store = await createPostgresStore({ client: db });
     const employee = anEmployee(restaurant.guid);
-    (await store.seed(aSeed({ restaurants: [restaurant], employees: [employee] })))._unsafeUnwrap();
+    (
+      await store.seed(seedRecords({ restaurants: [restaurant], employees: [employee] }))
+    )._unsafeUnwrap();
     const { changes, handed } = await handedOverOnNotify(db, store, employee);
     expect(handed).toEqual(changes);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { type Employee, type ExternalId, type Guid, unarchiveEmployee } from '@workforce-kit/core';
-import { anArchivedEmployee, aRestaurant, aSeed } from '@workforce-kit/core/testing';
+import { anArchivedEmployee, aRestaurant, seedRecords } from '@workforce-kit/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADVISORY_LOCK_KEY, createPostgresStore, loadMigrations, migrate } from '../src/index.js';
@@ -55,7 +55,7 @@ describe('seeding', () => {
   it('loads once when four processes seed an empty database at the same time', async () => {
     const url = await freshDatabase();
     const restaurant = aRestaurant();
-    const seed = aSeed({
+    const seed = seedRecords({
       restaurants: [restaurant],
       employees: [anArchivedEmployee(restaurant.guid)],
     });
@@ -88,7 +88,7 @@ describe('PGlite on disk', () => {
     const restaurant = aRestaurant();
     const employee = anArchivedEmployee(restaurant.guid);
     const first = await createPostgresStore({ client: await PGlite.create(dir), ownsClient: true });
-    await first.seed(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    await first.seed(seedRecords({ restaurants: [restaurant], employees: [employee] }));
     const deps = {
       employees: first.employees,
       clock: { now: () => new Date() },
@@ -106,7 +106,9 @@ describe('PGlite on disk', () => {
       ownsClient: true,
     });
     try {
-      expect((await second.seed(aSeed({ restaurants: [aRestaurant()] })))._unsafeUnwrap()).toEqual({
+      expect(
+        (await second.seed(seedRecords({ restaurants: [aRestaurant()] })))._unsafeUnwrap(),
+      ).toEqual({
         seeded: false,
       });
       const stored = (
@@ -143,7 +145,7 @@ describe('a PostgreSQL server that stops', () => {
     });
     const restaurant = aRestaurant();
     const employee = anArchivedEmployee(restaurant.guid);
-    await store.seed(aSeed({ restaurants: [restaurant], employees: [employee] }));
+    await store.seed(seedRecords({ restaurants: [restaurant], employees: [employee] }));
     // Warm the pool, so that it holds connections the stop will cut.
     await Promise.all([1, 2, 3, 4].map(() => store.ping()));
 
@@ -203,7 +205,7 @@ describe('lookups that find nothing', () => {
     const theirEmployee = anArchivedEmployee(theirs.guid, {
       externalId: 'PAYROLL:theirs' as Employee['externalId'] & string,
     });
-    await store.seed(aSeed({ restaurants: [mine, theirs], employees: [theirEmployee] }));
+    await store.seed(seedRecords({ restaurants: [mine, theirs], employees: [theirEmployee] }));
     try {
       const lookups = [
         { kind: 'guid', guid: theirEmployee.guid },

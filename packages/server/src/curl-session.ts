@@ -1,4 +1,4 @@
-import type { Seed } from '@workforce-kit/core';
+import type { Seed } from '@workforce-kit/seed-file';
 import { LOGIN_PATH } from './dev-login.js';
 
 /** How the session logs in: with the development login, reading the secret from the seed file. */

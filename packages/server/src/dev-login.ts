@@ -1,8 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { SeedClient } from '@workforce-kit/core';
 import type { ProblemOccurrence } from '@workforce-kit/http';
+import type { SeedClient } from '@workforce-kit/seed-file';
 import { SignJWT } from 'jose';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';

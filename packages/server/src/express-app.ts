@@ -9,6 +9,7 @@ import type { Logger } from '@workforce-kit/http';
 import express, { type Response } from 'express';
 import getRawBody from 'raw-body';
 import type { HostAnswer, HostRoute } from './host-routes.js';
+import { securityHeaders } from './security-headers.js';
 
 /** What both frameworks' apps of the reference server are made of. */
 export interface AppParts {
@@ -40,12 +41,13 @@ function send(res: Response, answer: HostAnswer): void {
 }
 
 /**
- * The reference server's app on Express: request ids for every path, the start gate, the host
+ * The reference server's app on Express: security headers and request ids for every path, the start gate, the host
  * routes, the API router, a 404 and the problem handler.
  */
 export function expressApp(parts: AppParts): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(securityHeaders);
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.use(requestIds());
   app.use((req, res, next) => {

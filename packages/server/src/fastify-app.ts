@@ -9,6 +9,7 @@ import {
 } from '@workforce-kit/fastify-adapter';
 import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import { type AppParts, NOT_FOUND, STARTING } from './express-app.js';
+import { securityHeaders } from './security-headers.js';
 
 const UNDECODABLE_PATH = {
   code: 'VALIDATION_FAILED',
@@ -19,7 +20,7 @@ const UNDECODABLE_PATH = {
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
 /**
- * The reference server's app on Fastify: request ids for every path, the start gate, the host
+ * The reference server's app on Fastify: security headers and request ids for every path, the start gate, the host
  * routes, the API plugin, a 404 and the problem handler. It serves on the server `serverFactory`
  * makes.
  */
@@ -28,6 +29,11 @@ export async function fastifyApp(
   serverFactory: (handler: RequestListener) => Server,
 ): Promise<FastifyInstance> {
   const app = Fastify({ ...fastifyOptions, serverFactory: (handler) => serverFactory(handler) });
+  app.addHook('onRequest', (request, reply, done) =>
+    securityHeaders(request.raw, reply.raw, (error?: unknown) =>
+      done(error instanceof Error ? error : undefined),
+    ),
+  );
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.addHook('onRequest', requestIds);
   app.addHook('onRequest', async (request, reply) => {

@@ -3,13 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import {
-  createMemoryStore,
-  formatSeedIssues,
-  parseSeed,
-  type Seed,
-  type WorkforceStore,
-} from '@workforce-kit/core';
+import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
 import { type AccessTokenVerifier, createJwtVerifier } from '@workforce-kit/express-adapter';
 import {
   createOutboxRelay,
@@ -20,6 +14,7 @@ import {
   PGliteOpenError,
   type SqlClient,
 } from '@workforce-kit/postgres';
+import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
@@ -99,7 +94,8 @@ async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Pr
     else if (kind.kind === 'pglite') {
       const db = await openPGlite(kind.dataDir);
       try {
-        store = await createPostgresStore({ client: db, ownsClient: true });
+        // The only writer of its directory: restaurants are read from the database once.
+        store = await createPostgresStore({ client: db, ownsClient: true, cacheRestaurants: true });
         client = db;
       } catch (error) {
         await db.close().catch(() => {});

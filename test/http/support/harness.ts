@@ -5,15 +5,15 @@ import {
   type Employee,
   type MemoryStore,
   type Restaurant,
-  type Seed,
+  type SeedRecords,
   type Shift,
 } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
+  seedRecords,
 } from '@workforce-kit/core/testing';
 import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
 import { type JWTPayload, SignJWT } from 'jose';
@@ -49,7 +49,7 @@ export interface World {
   readonly shift: Shift;
   readonly deletedShift: Shift;
   readonly otherShift: Shift;
-  readonly seed: Seed;
+  readonly seed: SeedRecords;
 }
 
 export function aWorld(): World {
@@ -81,7 +81,7 @@ export function aWorld(): World {
     shift,
     deletedShift,
     otherShift,
-    seed: aSeed({
+    seed: seedRecords({
       restaurants: [restaurant, other, archivedRestaurant],
       employees: [employee, archivedEmployee, otherEmployee],
       shifts: [shift, deletedShift, otherShift],

@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import {
   type ConditionalWrite,
+  type Employee,
   type Guid,
   type IdentityChangeRefused,
   parseRecordId,
@@ -317,7 +318,14 @@ export const MUTANTS: readonly Mutant[] = [
               .andThen((before) =>
                 store.employees.write(
                   !change.record.deleted && before?.deletedDate !== undefined
-                    ? { ...change, record: { ...change.record, deletedDate: before.deletedDate } }
+                    ? {
+                        ...change,
+                        // A record the core's types refuse (not deleted, with a deletedDate): the bug.
+                        record: {
+                          ...change.record,
+                          deletedDate: before.deletedDate,
+                        } as unknown as Employee,
+                      }
                     : change,
                 ),
               ),

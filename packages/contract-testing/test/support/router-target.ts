@@ -4,19 +4,14 @@
 // a wrapper around the store, middleware before the router, a wrapper around the verifier.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  createMemoryStore,
-  formatSeedIssues,
-  type MemoryStore,
-  parseSeed,
-  type Seed,
-} from '@workforce-kit/core';
+import { createMemoryStore, type MemoryStore } from '@workforce-kit/core';
 import {
   type AccessTokenVerifier,
   type ApiStore,
   createJwtVerifier,
   createRouter,
 } from '@workforce-kit/express-adapter';
+import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
 

@@ -9,7 +9,6 @@ import {
   type Shift,
   WEEKDAYS,
 } from '../records.js';
-import { SCOPES, type Seed, type SeedClient } from '../seed.js';
 
 /** A platform GUID in canonical lower case. */
 export const guidArb: fc.Arbitrary<Guid> = fc.uuid().map((uuid) => uuid as Guid);
@@ -361,86 +360,3 @@ export const restaurantArb: fc.Arbitrary<Restaurant> = fc.record(
   },
   { requiredKeys: ['guid', 'general'], noNullPrototype: true },
 );
-
-/** Keeps the records that satisfy the seed rules: unique GUIDs, external ids unique per restaurant. */
-function uniqueRecords<T extends { restaurantGuid: Guid; guid: Guid; externalId?: ExternalId }>(
-  records: T[],
-): T[] {
-  const seen = new Set<string>();
-  return records.filter((record) => {
-    const keys = [
-      record.guid,
-      ...(record.externalId === undefined ? [] : [`${record.restaurantGuid} ${record.externalId}`]),
-    ];
-    if (keys.some((key) => seen.has(key))) return false;
-    for (const key of keys) seen.add(key);
-    return true;
-  });
-}
-
-/**
- * A valid seed: 1 to `maxRestaurants` restaurants, each with employees and shifts that satisfy
- * the seed rules, and clients for some of them.
- */
-export function seedArb({
-  maxRestaurants = 3,
-  maxRecordsPerRestaurant = 4,
-}: {
-  maxRestaurants?: number;
-  maxRecordsPerRestaurant?: number;
-} = {}): fc.Arbitrary<Seed> {
-  return fc
-    .uniqueArray(restaurantArb, {
-      minLength: 1,
-      maxLength: maxRestaurants,
-      selector: (r) => r.guid,
-    })
-    .chain((restaurants) =>
-      fc
-        .tuple(
-          ...restaurants.map((restaurant) =>
-            fc.tuple(
-              fc.array(employeeArb(restaurant.guid), { maxLength: maxRecordsPerRestaurant }),
-              fc.array(shiftArb(restaurant.guid), { maxLength: maxRecordsPerRestaurant }),
-            ),
-          ),
-        )
-        .chain((perRestaurant) =>
-          fc
-            .array(
-              fc.record(
-                {
-                  clientId: fc.stringMatching(/^[a-z][a-z0-9-]{2,20}$/),
-                  clientSecret: fc.stringMatching(/^[A-Za-z0-9]{16,32}$/),
-                  scopes: fc.subarray([...SCOPES], { minLength: 1 }),
-                  restaurants: fc.oneof(
-                    fc.constant(['*' as const]),
-                    fc.subarray(restaurants.map((r) => r.guid)),
-                  ),
-                },
-                { noNullPrototype: true },
-              ),
-              { maxLength: 2 },
-            )
-            .map(
-              (clients): Seed => ({
-                restaurants,
-                employees: uniqueRecords(perRestaurant.flatMap(([e]) => e)).map((e) => ({
-                  ...e,
-                  version: 1,
-                })),
-                shifts: uniqueRecords(perRestaurant.flatMap(([, s]) => s)).map((s) => ({
-                  ...s,
-                  version: 1,
-                })),
-                clients: uniqueClients(clients),
-              }),
-            ),
-        ),
-    );
-}
-
-function uniqueClients(clients: SeedClient[]): SeedClient[] {
-  const ids = new Set<string>();
-  return clients.filter((client) => !ids.has(client.clientId) && ids.add(client.clientId));
-}

@@ -1,6 +1,22 @@
 import type { ExternalId, Guid } from '../identifiers.js';
-import type { Employee, Reference, Restaurant, Shift } from '../records.js';
-import type { Seed, SeedClient } from '../seed.js';
+import type { SeedRecords } from '../ports.js';
+import type {
+  Deletion,
+  Employee,
+  EmployeeFields,
+  Instant,
+  Reference,
+  Restaurant,
+  Shift,
+  ShiftFields,
+} from '../records.js';
+
+/**
+ * Overrides of a built employee or shift: any of its fields, and its deletion as a whole
+ * (`deleted` with its `deletedDate`, or neither).
+ */
+type RecordOverrides<Fields> = Partial<Fields> &
+  (Deletion | { readonly deleted?: never; readonly deletedDate?: never });
 
 /** A fresh random platform GUID. */
 export function newGuid(): Guid {
@@ -55,7 +71,10 @@ export function aRestaurant(overrides: Partial<Restaurant> = {}): Restaurant {
  * const archived = anEmployee(restaurant.guid, { deleted: true, deletedDate: '2026-02-01T00:00:00.000Z' });
  * ```
  */
-export function anEmployee(restaurantGuid: Guid, overrides: Partial<Employee> = {}): Employee {
+export function anEmployee(
+  restaurantGuid: Guid,
+  overrides: RecordOverrides<EmployeeFields> = {},
+): Employee {
   const lineCook = aJobReference({ externalId: 'POS:line-cook' as ExternalId });
   return {
     restaurantGuid,
@@ -77,14 +96,14 @@ export function anEmployee(restaurantGuid: Guid, overrides: Partial<Employee> = 
 /** An archived employee of `restaurantGuid` (no swipe card: archiving dropped it). */
 export function anArchivedEmployee(
   restaurantGuid: Guid,
-  overrides: Partial<Employee> = {},
+  overrides: Partial<EmployeeFields> & { readonly deletedDate?: Instant } = {},
 ): Employee {
   const { swipeCard: _dropped, ...employee } = anEmployee(restaurantGuid);
   return { ...employee, deleted: true, deletedDate: '2026-02-01T12:00:00.000Z', ...overrides };
 }
 
 /** A shift of `restaurantGuid`, not deleted. */
-export function aShift(restaurantGuid: Guid, overrides: Partial<Shift> = {}): Shift {
+export function aShift(restaurantGuid: Guid, overrides: RecordOverrides<ShiftFields> = {}): Shift {
   return {
     restaurantGuid,
     guid: newGuid(),
@@ -100,21 +119,7 @@ export function aShift(restaurantGuid: Guid, overrides: Partial<Shift> = {}): Sh
   };
 }
 
-/** A login client that may act for `restaurants` with every scope. */
-export function aClient(
-  restaurants: readonly (Guid | '*')[],
-  overrides: Partial<SeedClient> = {},
-): SeedClient {
-  return {
-    clientId: `client-${newGuid().slice(0, 8)}`,
-    clientSecret: 'correct-horse-battery-staple',
-    scopes: ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'],
-    restaurants,
-    ...overrides,
-  };
-}
-
-/** A seed of the given parts; the missing collections are empty. */
-export function aSeed(parts: Partial<Seed> = {}): Seed {
-  return { restaurants: [], employees: [], shifts: [], clients: [], ...parts };
+/** Records to seed a store with, of the given parts; the missing collections are empty. */
+export function seedRecords(parts: Partial<SeedRecords> = {}): SeedRecords {
+  return { restaurants: [], employees: [], shifts: [], ...parts };
 }

@@ -5,13 +5,13 @@ import type { Clock, IdSource, WorkforceStore } from '../ports.js';
 import type { Employee, Shift } from '../records.js';
 import { archiveEmployee, deleteShift, unarchiveEmployee } from '../use-cases.js';
 import {
-  aClient,
+  aJobReference,
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
-  aSeed,
   aShift,
   newGuid,
+  seedRecords,
 } from './builders.js';
 
 /** Options of {@link describeStoreConformance}. */
@@ -81,10 +81,10 @@ export function describeStoreConformance(
       await store.close();
     });
 
-    const seedOf = (parts: Parameters<typeof aSeed>[0]) =>
-      aSeed({ restaurants: [restaurantA, restaurantB, archivedRestaurant], ...parts });
+    const seedOf = (parts: Parameters<typeof seedRecords>[0]) =>
+      seedRecords({ restaurants: [restaurantA, restaurantB, archivedRestaurant], ...parts });
 
-    async function seeded(parts: Parameters<typeof aSeed>[0]): Promise<void> {
+    async function seeded(parts: Parameters<typeof seedRecords>[0]): Promise<void> {
       const outcome = await store.seed(seedOf(parts));
       expect(outcome._unsafeUnwrap()).toEqual({ seeded: true });
     }
@@ -97,7 +97,6 @@ export function describeStoreConformance(
         await seeded({
           employees: [employee, archived],
           shifts: [shift],
-          clients: [aClient(['*'])],
         });
 
         expect((await store.restaurants.findByGuid(restaurantA.guid))._unsafeUnwrap()).toEqual(
@@ -137,7 +136,7 @@ export function describeStoreConformance(
       });
 
       it('accepts an empty seed', async () => {
-        expect((await store.seed(aSeed()))._unsafeUnwrap()).toEqual({ seeded: true });
+        expect((await store.seed(seedRecords()))._unsafeUnwrap()).toEqual({ seeded: true });
       });
     });
 
@@ -259,6 +258,24 @@ export function describeStoreConformance(
           version: 2,
         });
         expect((await store.events.list())._unsafeUnwrap()).toEqual([event]);
+      });
+
+      it('leave the objects they are given as they were: not frozen, and not kept', async () => {
+        const employee = anEmployee(restaurantA.guid);
+        await seeded({ employees: [employee] });
+        const jobs = [aJobReference()];
+        const next: Employee = { ...employee, jobReferences: jobs };
+        const event = anEvent(employee, 'EmployeeArchived');
+
+        await store.employees.write({ record: next, expectedVersion: 1, events: [event] });
+        jobs.push(aJobReference());
+
+        expect(
+          [employee, next, jobs, jobs[0], event].map((given) => Object.isFrozen(given)),
+        ).toEqual([false, false, false, false, false]);
+        expect(
+          (await store.employees.find(restaurantA.guid, byGuid(employee.guid)))._unsafeUnwrap(),
+        ).toEqual({ ...employee, jobReferences: jobs.slice(0, 1), version: 2 });
       });
 
       it('refuse a stale version and change nothing, events included', async () => {

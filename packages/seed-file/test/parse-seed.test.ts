@@ -1,22 +1,16 @@
+import type { Guid } from '@workforce-kit/core';
+import { aRestaurant, employeeArb, instantArb, shiftArb } from '@workforce-kit/core/testing';
 import {
   formatSeedIssues,
-  type Guid,
   parseSeed,
   type Seed,
   type SeedInvalid,
   type SeedIssue,
-} from '@workforce-kit/core';
-import {
-  aRestaurant,
-  aSeed,
-  employeeArb,
-  instantArb,
-  seedArb,
-  seedToJson,
-  shiftArb,
-} from '@workforce-kit/core/testing';
+} from '@workforce-kit/seed-file';
+import { aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seedArb } from './seed-arbitrary.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { Restaurant } from '../records.js';
-import type { Seed } from '../seed.js';
+import type { Restaurant } from '@workforce-kit/core';
+import type { Seed } from '../parse-seed.js';
 
 function restaurantJson(restaurant: Restaurant): unknown {
   const daySchedules = restaurant.schedules?.daySchedules;

@@ -1,16 +1,16 @@
-import { err, ok, type Result } from 'neverthrow';
-import { z } from 'zod';
-import { type ExternalId, type Guid, IDENTIFIER_PATTERNS } from './identifiers.js';
 import {
   type DaySchedule,
-  type Employee,
+  type ExternalId,
+  type Guid,
+  IDENTIFIER_PATTERNS,
   type Instant,
-  type Restaurant,
-  type Shift,
+  type SeedRecords,
   WEEKDAYS,
-} from './records.js';
+} from '@workforce-kit/core';
+import { err, ok, type Result } from 'neverthrow';
+import { z } from 'zod';
 
-/** The OAuth scopes of the operations. */
+/** The OAuth scopes of the operations, which a client of the seed may be granted. */
 export const SCOPES = ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -23,11 +23,11 @@ export interface SeedClient {
   readonly restaurants: readonly (Guid | '*')[];
 }
 
-/** A parsed, validated seed: domain records ready for a store, and the login clients. */
-export interface Seed {
-  readonly restaurants: readonly Restaurant[];
-  readonly employees: readonly Employee[];
-  readonly shifts: readonly Shift[];
+/**
+ * A parsed, validated seed: the records, ready for a store's `seed` (the core's `SeedRecords`),
+ * and the clients of the development login.
+ */
+export interface Seed extends SeedRecords {
   readonly clients: readonly SeedClient[];
 }
 
@@ -452,14 +452,16 @@ interface Dated {
 
 /** A seeded record at version 1; missing dates are the load time; deletedDate only when deleted. */
 function stamped<T extends Dated>(entry: T, loadedAt: Instant) {
-  const { deletedDate, ...rest } = entry;
+  const { deleted, deletedDate, ...rest } = entry;
   const dated = {
     ...rest,
     version: 1,
     createdDate: entry.createdDate ?? loadedAt,
     modifiedDate: entry.modifiedDate ?? loadedAt,
   };
-  return entry.deleted ? { ...dated, deletedDate: deletedDate ?? loadedAt } : dated;
+  return deleted
+    ? { ...dated, deleted, deletedDate: deletedDate ?? loadedAt }
+    : { ...dated, deleted };
 }
 
 function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
@@ -532,7 +534,18 @@ export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInval
   );
 }
 
-/** One line per issue: `employees[3] (6a2b…) jobReferences[0].guid: must be a platform GUID`. */
+/**
+ * The issues of a refused seed as text, one line per issue:
+ * `employees[3] (6a2b…) jobReferences[0].guid: must be a platform GUID`.
+ *
+ * @param invalid - the error of {@link parseSeed}
+ * @returns the lines, joined with `\n`
+ * @example
+ * ```ts
+ * const seed = parseSeed(json, new Date());
+ * if (seed.isErr()) throw new Error(`the seed file is refused:\n${formatSeedIssues(seed.error)}`);
+ * ```
+ */
 export function formatSeedIssues(invalid: SeedInvalid): string {
   return invalid.issues
     .map((issue) => `${issue.entry}${issue.field ? ` ${issue.field}` : ''}: ${issue.message}`)

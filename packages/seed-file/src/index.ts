@@ -1,0 +1,27 @@
+/**
+ * The seed file of workforce-kit: its parser, which checks a seed file and turns it into the
+ * records a store is seeded with (`SeedRecords` of `@workforce-kit/core`) and the clients of the
+ * reference server's development login. The format is described in `docs/contract.md`.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryStore } from '@workforce-kit/core';
+ * import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
+ *
+ * const seed = parseSeed(JSON.parse(await readFile('seed.json', 'utf8')), new Date());
+ * if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
+ * const store = createMemoryStore(seed.value);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  formatSeedIssues,
+  parseSeed,
+  SCOPES,
+  type Scope,
+  type Seed,
+  type SeedClient,
+  type SeedInvalid,
+  type SeedIssue,
+} from './parse-seed.js';
