@@ -202,7 +202,7 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
       await browser?.close();
     });
 
-    it('renders the four operations, with every asset from the server itself, under its Content-Security-Policy', async () => {
+    it('renders the four operations and the three webhooks, with every asset from the server itself, under its Content-Security-Policy', async () => {
       const page = await browser.newPage();
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
@@ -248,9 +248,13 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
             path: '/restaurants/v1/restaurants/{restaurantGUID}',
             summary: 'Get a restaurant',
           },
+          // The webhooks the service sends (the spec's `webhooks` section).
+          { method: 'POST', path: 'employee.archived', summary: 'An employee was archived' },
+          { method: 'POST', path: 'employee.unarchived', summary: 'An employee was unarchived' },
+          { method: 'POST', path: 'shift.deleted', summary: 'A shift was deleted' },
         ]),
       );
-      expect(operations).toHaveLength(4);
+      expect(operations).toHaveLength(7);
       expect(await page.textContent('.title')).toContain('workforce-kit API');
       expect(
         requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:')),

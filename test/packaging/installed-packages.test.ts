@@ -218,6 +218,8 @@ beforeAll(async () => {
           express: await versionIn('packages/express-adapter', 'express'),
           fastify: await versionIn('packages/fastify-adapter', 'fastify'),
           pg: await versionIn('packages/postgres', 'pg'),
+          // A webhook receiver's own (examples/webhook-receiver.ts): it verifies the deliveries.
+          standardwebhooks: await versionIn('packages/server', 'standardwebhooks'),
         },
         // What a user's TypeScript needs beside them, the test support's optional peers included.
         devDependencies: {

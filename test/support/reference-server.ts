@@ -76,3 +76,33 @@ export async function startReferenceServer(
     },
   };
 }
+
+/**
+ * Runs a `workforce-kit` command that ends (such as `webhooks status`) as a real process, from
+ * source; its exit code and what it wrote.
+ */
+export function runReferenceCommand(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@workforce-kit/source', cli, ...args],
+    {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}

@@ -69,4 +69,11 @@ export {
   requestSchemas,
 } from './request-validation.js';
 export type { ResponseValidator } from './response-validation.js';
-export { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
+export {
+  toEmployeeBody,
+  toRestaurantBody,
+  toShiftBody,
+  toWebhookBody,
+  WEBHOOK_TYPES,
+  type WebhookBody,
+} from './wire-bodies.js';

@@ -1,8 +1,12 @@
 import type { OpenApiDocument, operations } from '@workforce-kit/types';
 import { IDENTIFIER_MESSAGES } from './problems.js';
 
-/** The operations of the spec, by `operationId` (the generated type: a new one must be handled). */
-export type OperationId = keyof operations;
+/**
+ * The operations of the spec's paths, by `operationId` (the generated type: a new one must be
+ * handled). The operations of its `webhooks` (`…Webhook`) are requests the service sends, not
+ * operations it serves.
+ */
+export type OperationId = Exclude<keyof operations, `${string}Webhook`>;
 
 /** An HTTP method an operation of the spec may have. */
 export type OperationMethod = 'GET' | 'PUT' | 'DELETE' | 'POST' | 'PATCH';

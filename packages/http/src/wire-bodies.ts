@@ -1,4 +1,4 @@
-import type { Employee, Restaurant, Shift } from '@workforce-kit/core';
+import type { Employee, RecordedEvent, Restaurant, Shift } from '@workforce-kit/core';
 import type { components } from '@workforce-kit/types';
 
 type Schemas = components['schemas'];
@@ -95,4 +95,69 @@ export function toRestaurantBody(restaurant: Restaurant): Schemas['RestaurantInf
     onlineOrdering: restaurant.onlineOrdering,
     prepTimes: restaurant.prepTimes,
   });
+}
+
+/** The webhook event type of each domain event. */
+export const WEBHOOK_TYPES = {
+  EmployeeArchived: 'employee.archived',
+  EmployeeUnarchived: 'employee.unarchived',
+  ShiftDeleted: 'shift.deleted',
+} as const satisfies Record<RecordedEvent['type'], string>;
+
+/** The body of a webhook delivery, as the spec's `webhooks` define it. */
+export type WebhookBody =
+  | Schemas['EmployeeArchivedWebhook']
+  | Schemas['EmployeeUnarchivedWebhook']
+  | Schemas['ShiftDeletedWebhook'];
+
+/**
+ * The body of the webhook that announces an event: its type, when it happened, and its data with
+ * the record after the change as the API answered it (through {@link toEmployeeBody} or
+ * {@link toShiftBody}: never the passcode). The same event always gives the same body, so that
+ * every retry of a delivery carries the same bytes.
+ *
+ * @param event - the event as stored with its change
+ * @param record - the employee (employee events) or shift (shift events) after the change
+ * @example
+ * ```ts
+ * const body = JSON.stringify(toWebhookBody(event, employeeAfterTheChange));
+ * ```
+ */
+export function toWebhookBody(event: RecordedEvent, record: Employee | Shift): WebhookBody {
+  const common = {
+    restaurantGuid: event.restaurantGuid,
+    occurredAt: event.occurredAt,
+    requestId: event.requestId,
+  };
+  switch (event.type) {
+    case 'EmployeeArchived':
+    case 'EmployeeUnarchived':
+      return {
+        type: WEBHOOK_TYPES[event.type],
+        timestamp: event.occurredAt,
+        data: {
+          restaurantGuid: common.restaurantGuid,
+          employeeGuid: event.employeeGuid,
+          occurredAt: common.occurredAt,
+          requestId: common.requestId,
+          record: toEmployeeBody(record as Employee),
+        },
+      };
+    case 'ShiftDeleted':
+      return {
+        type: WEBHOOK_TYPES.ShiftDeleted,
+        timestamp: event.occurredAt,
+        data: {
+          restaurantGuid: common.restaurantGuid,
+          shiftGuid: event.shiftGuid,
+          occurredAt: common.occurredAt,
+          requestId: common.requestId,
+          record: toShiftBody(record as Shift),
+        },
+      };
+    default: {
+      const exhaustive: never = event;
+      return exhaustive;
+    }
+  }
 }

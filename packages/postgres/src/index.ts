@@ -19,6 +19,32 @@ export {
   migrationStatement,
 } from './migrations.js';
 export {
+  listenForNotifications,
+  type NotificationEvents,
+  type NotificationListener,
+} from './notifications.js';
+export {
+  createOutboxRelay,
+  type Deliverer,
+  type DeliveryCounts,
+  type DeliveryOutcome,
+  type DeliveryResult,
+  type DestinationBacklog,
+  type OutboxDelivery,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+  type OutboxRelayStats,
+  outboxBacklog,
+  RETRY_DEFAULTS,
+  type RedriveFilter,
+  type RetryPolicy,
+  redriveOutboxDeliveries,
+  registerOutboxDestinations,
+  retireOutboxDestination,
+  retryDelayMs,
+} from './outbox-relay.js';
+export { OUTBOX_CHANNEL } from './outbox-schema.js';
+export {
   openPGlite,
   PGLITE_SETTINGS,
   type PGliteCreation,

@@ -20,6 +20,7 @@ import {
 } from '@workforce-kit/core';
 import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 import { migrate } from './migrations.js';
+import { OUTBOX_CHANNEL } from './outbox-schema.js';
 import type { SqlClient } from './sql-client.js';
 
 /** Options of {@link createPostgresStore}. */
@@ -85,6 +86,11 @@ function dataOf<T extends StoredRecord>(record: T): string {
  * at the version read (and with the record's external id unchanged), and the events are inserted
  * only if it did. Under READ COMMITTED, a concurrent writer that won re-checks the version and
  * matches nothing, so a lost race is a clean version conflict.
+ *
+ * With each event go the record as it stands after the change (without the passcode and the swipe
+ * card, which no receiver is shown) and one pending delivery per registered relay destination;
+ * when a delivery was queued, `pg_notify` wakes the relays at commit. The `notified` CTE is
+ * referenced by the final SELECT, so that PostgreSQL runs it.
  */
 function writeStatement(table: string): string {
   return `
@@ -96,15 +102,25 @@ WITH current AS (
   WHERE restaurant_guid = $1 AND guid = $2 AND version = $3 AND external_id IS NOT DISTINCT FROM $4
   RETURNING data, version
 ), recorded AS (
-  INSERT INTO outbox (event_id, type, restaurant_guid, subject_guid, occurred_at, request_id, payload)
+  INSERT INTO outbox (event_id, type, restaurant_guid, subject_guid, occurred_at, request_id, payload, record)
   SELECT (e ->> 'eventId')::uuid, e ->> 'type', (e ->> 'restaurantGuid')::uuid, $2,
-         (e ->> 'occurredAt')::timestamptz, e ->> 'requestId', e
+         (e ->> 'occurredAt')::timestamptz, e ->> 'requestId', e,
+         (SELECT data - 'passcode' - 'swipeCard' FROM updated)
   FROM jsonb_array_elements($7::jsonb) AS e
   WHERE EXISTS (SELECT 1 FROM updated)
+  RETURNING position, subject_guid
+), queued AS (
+  INSERT INTO outbox_deliveries (destination, event_position, subject_guid)
+  SELECT d.destination, r.position, r.subject_guid
+  FROM recorded AS r CROSS JOIN outbox_destinations AS d
+  RETURNING 1
+), notified AS (
+  SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM queued)
 )
 SELECT (SELECT data FROM updated) AS data, (SELECT version FROM updated) AS version,
        EXISTS (SELECT 1 FROM current) AS found,
-       (SELECT external_id FROM current) AS current_external_id`;
+       (SELECT external_id FROM current) AS current_external_id,
+       (SELECT count(*) FROM notified) AS notified`;
 }
 
 const WRITE_EMPLOYEE = writeStatement(TABLES.employees);

@@ -11,6 +11,16 @@ import {
   StartupError,
   startServer,
 } from './server.js';
+import { webhooksCommand } from './webhooks-command.js';
+
+// `workforce-kit webhooks status|redrive|retire`: the operator's command, on the server's store.
+if (process.argv[2] === 'webhooks') {
+  process.exit(
+    await webhooksCommand(process.argv.slice(3), process.env, (line) =>
+      process.stdout.write(`${line}\n`),
+    ),
+  );
+}
 
 const config = loadConfig(process.env);
 if (config.isErr()) {
@@ -95,6 +105,11 @@ try {
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
       `  Framework      ${config.value.httpFramework} (HTTP_FRAMEWORK)`,
+      `  Webhooks       ${
+        config.value.webhooks === undefined
+          ? 'off (set WEBHOOK_URLS and WEBHOOK_SECRET to send them)'
+          : `to ${config.value.webhooks.urls.join(', ')}`
+      }`,
       ...(secretMadeAtStart ? [`  Tokens         ${GENERATED_SECRET_HINT}`] : []),
       '',
       'Try it:',

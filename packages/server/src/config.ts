@@ -40,6 +40,27 @@ export type AuthConfig =
       readonly audience: string | undefined;
     };
 
+/**
+ * Webhooks: every change's event is POSTed to each URL, signed (Standard Webhooks), retried until
+ * acknowledged. Over PGlite and PostgreSQL only: the outbox relay delivers them.
+ */
+export interface WebhookConfig {
+  /** The receivers. */
+  readonly urls: readonly string[];
+  /** `whsec_` and the base64 of the signing key (24 to 64 bytes). */
+  readonly secret: string;
+  /** A receiver that has not answered by then is retried later. */
+  readonly timeoutMs: number;
+  /** A delivery that failed this many attempts is dead-lettered. */
+  readonly maxAttempts: number;
+  /** A delivery that fails when its event is older than this is dead-lettered. */
+  readonly maxAgeMs: number;
+  /** The longest wait between two attempts (the backoff doubles from 1 s up to it). */
+  readonly retryMaxDelayMs: number;
+  /** How long a process holds the deliveries it claimed: a killed one's come back after it. */
+  readonly leaseMs: number;
+}
+
 /** The reference server's configuration, read from the environment by {@link loadConfig}. */
 export interface ServerConfig {
   /** The web framework the server runs on: the same API and answers either way. */
@@ -58,6 +79,8 @@ export interface ServerConfig {
   readonly headersTimeoutMs: number;
   /** Connections served at once; more are closed as they arrive. */
   readonly maxConnections: number;
+  /** Webhooks, when `WEBHOOK_URLS` is set. */
+  readonly webhooks: WebhookConfig | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -110,6 +133,13 @@ const environment = z.object({
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
   HEADERS_TIMEOUT_MS: positiveInt('HEADERS_TIMEOUT_MS').default(10_000),
   MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(1_000),
+  WEBHOOK_URLS: optionalText,
+  WEBHOOK_SECRET: optionalText,
+  WEBHOOK_TIMEOUT_MS: positiveInt('WEBHOOK_TIMEOUT_MS').default(5_000),
+  WEBHOOK_MAX_ATTEMPTS: positiveInt('WEBHOOK_MAX_ATTEMPTS').default(20),
+  WEBHOOK_MAX_AGE_SECONDS: positiveInt('WEBHOOK_MAX_AGE_SECONDS').default(86_400),
+  WEBHOOK_LEASE_MS: positiveInt('WEBHOOK_LEASE_MS').default(30_000),
+  WEBHOOK_RETRY_MAX_MS: positiveInt('WEBHOOK_RETRY_MAX_MS').default(3_600_000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
@@ -186,6 +216,72 @@ function storeConfig(env: z.output<typeof environment>): Result<StoreConfig, str
 }
 
 /**
+ * Whether a webhook secret is what Standard Webhooks defines: `whsec_` and the base64 of a key of
+ * 24 to 64 bytes.
+ */
+export function isWebhookSecret(secret: string): boolean {
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : '';
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(encoded))
+    return false;
+  const bytes = Buffer.from(encoded, 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}
+
+function webhookConfig(
+  env: z.output<typeof environment>,
+  store: StoreConfig,
+): Result<WebhookConfig | undefined, string> {
+  if (env.WEBHOOK_URLS === undefined) {
+    return env.WEBHOOK_SECRET === undefined
+      ? ok(undefined)
+      : err(
+          'WEBHOOK_SECRET is set but WEBHOOK_URLS is not: set the receivers, or unset the secret',
+        );
+  }
+  const urls = [
+    ...new Set(
+      env.WEBHOOK_URLS.split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const bad = urls.filter((url) => {
+    try {
+      return !['http:', 'https:'].includes(new URL(url).protocol);
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length > 0) {
+    return err(`WEBHOOK_URLS must be comma-separated http(s) URLs; not one: ${bad.join(', ')}`);
+  }
+  if (env.WEBHOOK_SECRET === undefined || !isWebhookSecret(env.WEBHOOK_SECRET)) {
+    return err(
+      `WEBHOOK_SECRET ${env.WEBHOOK_SECRET === undefined ? 'is required with WEBHOOK_URLS' : 'is not a Standard Webhooks secret'}: it must be whsec_ followed by the base64 of 24 to 64 random bytes (whsec_$(openssl rand -base64 32))`,
+    );
+  }
+  if (store.kind === 'memory') {
+    return err(
+      'WEBHOOK_URLS needs STORE=pglite or STORE=postgres: the memory store keeps no outbox to deliver from (its events go to the in-process onEvent only)',
+    );
+  }
+  if (env.WEBHOOK_LEASE_MS < env.WEBHOOK_TIMEOUT_MS + 1000) {
+    return err(
+      'WEBHOOK_LEASE_MS must exceed WEBHOOK_TIMEOUT_MS by a second at least: a claim must outlive the deliveries it holds',
+    );
+  }
+  return ok({
+    urls,
+    secret: env.WEBHOOK_SECRET,
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+    maxAgeMs: env.WEBHOOK_MAX_AGE_SECONDS * 1000,
+    retryMaxDelayMs: env.WEBHOOK_RETRY_MAX_MS,
+    leaseMs: env.WEBHOOK_LEASE_MS,
+  });
+}
+
+/**
  * Reads the configuration from environment variables (see the README for each). Unset variables
  * take their defaults; a bad one is refused with a message naming it.
  *
@@ -211,6 +307,8 @@ export function loadConfig(
   const values = parsed.data;
   const store = storeConfig(values);
   if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
+  const webhooks = webhookConfig(values, store.value);
+  if (webhooks.isErr()) return err({ type: 'ConfigError', messages: [webhooks.error] });
   return authConfig(values)
     .map(
       (auth): ServerConfig => ({
@@ -226,6 +324,7 @@ export function loadConfig(
         requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
         headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
         maxConnections: values.MAX_CONNECTIONS,
+        webhooks: webhooks.value,
         logLevel: values.LOG_LEVEL,
       }),
     )

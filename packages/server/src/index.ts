@@ -8,9 +8,11 @@ export {
   type AuthConfig,
   type ConfigError,
   DEMO_SEED_FILE,
+  isWebhookSecret,
   loadConfig,
   type ServerConfig,
   type StoreConfig,
+  type WebhookConfig,
 } from './config.js';
 export { curlSession } from './curl-session.js';
 export {
@@ -24,3 +26,9 @@ export {
 export { docsRoutes, servedDocument } from './docs.js';
 export type { HostAnswer, HostRequest, HostRoute } from './host-routes.js';
 export { describeStore, type RunningServer, StartupError, startServer } from './server.js';
+export {
+  createWebhookDeliverer,
+  type SignedWebhook,
+  signWebhook,
+  type WebhookDelivererOptions,
+} from './webhooks.js';

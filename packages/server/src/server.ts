@@ -6,10 +6,13 @@ import { hostname } from 'node:os';
 import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
 import { type AccessTokenVerifier, createJwtVerifier } from '@workforce-kit/express-adapter';
 import {
+  createOutboxRelay,
   createPostgresStore,
   DirectoryLockedError,
+  type OutboxRelay,
   openPGlite,
   PGliteOpenError,
+  type SqlClient,
 } from '@workforce-kit/postgres';
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import pg from 'pg';
@@ -20,6 +23,7 @@ import { docsRoutes } from './docs.js';
 import { type AppParts, expressApp } from './express-app.js';
 import { fastifyApp } from './fastify-app.js';
 import { healthRoutes } from './host-routes.js';
+import { createWebhookDeliverer } from './webhooks.js';
 
 /** A running reference server. */
 export interface RunningServer {
@@ -29,10 +33,16 @@ export interface RunningServer {
   readonly seed: Seed;
   readonly store: WorkforceStore;
   /**
+   * The outbox relay that sends the webhooks (`WEBHOOK_URLS` over PGlite or PostgreSQL): its
+   * outcome counts, for metrics.
+   */
+  readonly relay: OutboxRelay | undefined;
+  /**
    * Stops accepting connections, lets the requests in flight finish (at most the request timeout
    * and a second), then closes the store (which, for PGlite, checkpoints the data and releases
    * the directory's lock). With `force`, or called again with it while closing, the requests in
-   * flight are cut at once; the store is still closed.
+   * flight are cut at once; the store is still closed. The webhook relay stops before the store
+   * closes: it finishes the batch it is sending (or gives it back after a few seconds).
    */
   close(options?: { readonly force?: boolean }): Promise<void>;
 }
@@ -68,13 +78,16 @@ async function readSeed(path: string): Promise<Seed> {
   return seed.value;
 }
 
+/** The store, and the database client under it (none for the memory store). */
+interface OpenedStore {
+  readonly store: WorkforceStore;
+  readonly client: SqlClient | undefined;
+}
+
 /** Creates the configured store and seeds it (into an empty database only). */
-async function createStore(
-  config: ServerConfig,
-  seed: Seed,
-  logger: Logger,
-): Promise<WorkforceStore> {
+async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Promise<OpenedStore> {
   let store: WorkforceStore;
+  let client: SqlClient | undefined;
   const { store: kind } = config;
   try {
     if (kind.kind === 'memory') store = createMemoryStore();
@@ -83,6 +96,7 @@ async function createStore(
       try {
         // The only writer of its directory: restaurants are read from the database once.
         store = await createPostgresStore({ client: db, ownsClient: true, cacheRestaurants: true });
+        client = db;
       } catch (error) {
         await db.close().catch(() => {});
         throw error;
@@ -101,6 +115,7 @@ async function createStore(
         ownsClient: true,
         onClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
       });
+      client = pool;
     }
   } catch (error) {
     throw new StartupError(storeProblem(kind, error));
@@ -112,7 +127,62 @@ async function createStore(
       `${describeStore(kind)} could not be seeded: ${String(outcome.error.cause ?? '')}`,
     );
   }
-  return store;
+  return { store, client };
+}
+
+/** Logs what keeps happening (a database down for minutes) once per context and interval. */
+function throttled(intervalMs: number) {
+  const last = new Map<string, number>();
+  return (context: string, log: () => void) => {
+    const now = Date.now();
+    if ((last.get(context) ?? 0) + intervalMs > now) return;
+    last.set(context, now);
+    log();
+  };
+}
+
+/**
+ * The relay that sends this process's share of the webhooks: registers the URLs, then delivers
+ * what every process's changes queued for them.
+ */
+async function startRelay(
+  config: ServerConfig,
+  client: SqlClient,
+  logger: Logger,
+): Promise<OutboxRelay | undefined> {
+  const { webhooks } = config;
+  if (webhooks === undefined) return undefined;
+  const once = throttled(30_000);
+  try {
+    return await createOutboxRelay({
+      client,
+      destinations: webhooks.urls,
+      deliver: createWebhookDeliverer({ secret: webhooks.secret, timeoutMs: webhooks.timeoutMs }),
+      leaseMs: webhooks.leaseMs,
+      concurrency: 2,
+      retry: {
+        maxAttempts: webhooks.maxAttempts,
+        maxAgeMs: webhooks.maxAgeMs,
+        maxDelayMs: webhooks.retryMaxDelayMs,
+      },
+      onOutcome: ({ delivery, outcome, error }) => {
+        const fields = {
+          webhook: delivery.destination,
+          eventId: delivery.event.eventId,
+          attempt: delivery.attempt,
+          ...(error === undefined ? {} : { error }),
+        };
+        if (outcome === 'dead') logger.warn(fields, 'webhook dead-lettered');
+        else logger.debug(fields, `webhook ${outcome}`);
+      },
+      onError: (error, context) =>
+        once(context, () => logger.warn({ err: error, context }, 'webhook relay: database error')),
+    });
+  } catch (error) {
+    throw new StartupError(
+      `the webhook relay cannot start on ${describeStore(config.store)}: ${(error as Error).message}`,
+    );
+  }
 }
 
 /** The one line that says why the store cannot be used, and what to do. */
@@ -358,8 +428,16 @@ export async function startServer(
   url = `http://${host}:${port}`;
 
   let opened: WorkforceStore;
+  let relay: OutboxRelay | undefined;
   try {
-    opened = await createStore(config, seed, logger);
+    const { store: created, client } = await createStore(config, seed, logger);
+    opened = created;
+    try {
+      relay = client === undefined ? undefined : await startRelay(config, client, logger);
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
   } catch (error) {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -375,6 +453,7 @@ export async function startServer(
     url,
     seed,
     store: opened,
+    relay,
     close(options) {
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(
@@ -386,7 +465,9 @@ export async function startServer(
           resolve();
         });
         server.closeIdleConnections();
-      }).then(() => opened.close());
+      })
+        .then(() => relay?.stop({ abandonAfterMs: options?.force ? 0 : 6000 }))
+        .then(() => opened.close());
       if (options?.force) server.closeAllConnections();
       return closing;
     },

@@ -22,8 +22,96 @@ describe('loadConfig', () => {
       requestTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       maxConnections: 1_000,
+      webhooks: undefined,
       logLevel: 'info',
     });
+  });
+
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+  it('turns webhooks on with WEBHOOK_URLS and a Standard Webhooks WEBHOOK_SECRET', () => {
+    expect(
+      loadConfig({
+        WEBHOOK_URLS:
+          ' https://a.example.com/hook, http://127.0.0.1:9000/x ,https://a.example.com/hook',
+        WEBHOOK_SECRET: secret,
+      })._unsafeUnwrap().webhooks,
+    ).toEqual({
+      urls: ['https://a.example.com/hook', 'http://127.0.0.1:9000/x'],
+      secret,
+      timeoutMs: 5000,
+      maxAttempts: 20,
+      maxAgeMs: 86_400_000,
+      retryMaxDelayMs: 3_600_000,
+      leaseMs: 30_000,
+    });
+    expect(
+      loadConfig({
+        STORE: 'postgres',
+        DATABASE_URL: 'postgres://db.example.com/workforce',
+        WEBHOOK_URLS: 'https://a.example.com/hook',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_MAX_ATTEMPTS: '3',
+        WEBHOOK_MAX_AGE_SECONDS: '60',
+        WEBHOOK_LEASE_MS: '4000',
+        WEBHOOK_RETRY_MAX_MS: '8000',
+      })._unsafeUnwrap().webhooks,
+    ).toMatchObject({
+      timeoutMs: 2000,
+      maxAttempts: 3,
+      maxAgeMs: 60_000,
+      leaseMs: 4000,
+      retryMaxDelayMs: 8000,
+    });
+  });
+
+  it('refuses a webhook secret that is not whsec_ and the base64 of 24 to 64 bytes, in one line', () => {
+    for (const bad of [
+      'not-a-secret',
+      Buffer.alloc(32).toString('base64'),
+      'whsec_not base64!',
+      `whsec_${Buffer.alloc(16).toString('base64')}`,
+      `whsec_${Buffer.alloc(65).toString('base64')}`,
+      `whsec_${Buffer.alloc(32).toString('base64').replace(/=+$/, '')}`,
+    ]) {
+      const messages = loadConfig({
+        WEBHOOK_URLS: 'https://a.example.com',
+        WEBHOOK_SECRET: bad,
+      })._unsafeUnwrapErr().messages;
+      expect(messages).toEqual([
+        expect.stringMatching(
+          /^WEBHOOK_SECRET is not a Standard Webhooks secret: it must be whsec_ followed by the base64 of 24 to 64 random bytes/,
+        ),
+      ]);
+    }
+  });
+
+  it('refuses webhooks without a secret, a secret without webhooks, bad URLs, the memory store, a lease shorter than the timeout', () => {
+    const messages = (env: Record<string, string>) =>
+      loadConfig(env)._unsafeUnwrapErr().messages.join('\n');
+    expect(messages({ WEBHOOK_URLS: 'https://a.example.com' })).toMatch(
+      /^WEBHOOK_SECRET is required with WEBHOOK_URLS/,
+    );
+    expect(messages({ WEBHOOK_SECRET: secret })).toMatch(
+      /^WEBHOOK_SECRET is set but WEBHOOK_URLS is not/,
+    );
+    expect(
+      messages({
+        WEBHOOK_URLS: 'https://a.example.com,ftp://b.example.com,nope',
+        WEBHOOK_SECRET: secret,
+      }),
+    ).toBe('WEBHOOK_URLS must be comma-separated http(s) URLs; not one: ftp://b.example.com, nope');
+    expect(
+      messages({ STORE: 'memory', WEBHOOK_URLS: 'https://a.example.com', WEBHOOK_SECRET: secret }),
+    ).toMatch(/^WEBHOOK_URLS needs STORE=pglite or STORE=postgres/);
+    expect(
+      messages({
+        WEBHOOK_URLS: 'https://a.example.com',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_LEASE_MS: '5500',
+      }),
+    ).toMatch(/^WEBHOOK_LEASE_MS must exceed WEBHOOK_TIMEOUT_MS/);
   });
 
   it('reads every variable', () => {

@@ -6,6 +6,8 @@
  * - SDK functions from @hey-api/openapi-ts, one per operation (`unarchiveEmployee`,
  *   `archiveEmployee`, `deleteShift`, `getRestaurant`), their request and response types, the
  *   schema types by name (`Employee`, `Shift`, `RestaurantInfo`, `Problem`, …) and `createClient`.
+ * - The webhooks the service sends (`webhooks`; the bodies `EmployeeArchivedWebhook`,
+ *   `EmployeeUnarchivedWebhook`, `ShiftDeletedWebhook`, and their union `Webhooks`).
  *
  * @example
  * ```ts
@@ -22,7 +24,7 @@
  * @packageDocumentation
  */
 export { openapiDocument } from './gen/openapi.gen.js';
-export type { components, operations, paths } from './gen/schema.gen.js';
+export type { components, operations, paths, webhooks } from './gen/schema.gen.js';
 export type {
   Auth,
   Client,

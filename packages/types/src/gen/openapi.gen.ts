@@ -9,7 +9,7 @@ export const openapiDocument: OpenApiDocument = {
     "title": "workforce-kit API",
     "version": "1.1.0",
     "summary": "Workforce (employees, shifts) and restaurant-configuration operations of a restaurant platform.",
-    "description": "The contract of workforce-kit: four operations over employees, schedule shifts and restaurant\nconfiguration, each scoped to one restaurant.\n\n## Restaurant context\n\nEvery request names the restaurant it acts for in the `Platform-Restaurant-External-ID` header\n(a GUID; header names are case-insensitive). Every record belongs to exactly one restaurant. A\nrecord of another restaurant is invisible: it answers 404, never 403, and never hints that it\nexists. The access token names the restaurants its client may act for; a context restaurant\noutside that set is 403.\n\n## Identifiers\n\n- A platform GUID is a UUID in the 8-4-4-4-12 hex form. Any letter case is accepted on input;\n  every GUID in a response is lower case.\n- An external identifier is `{namingAuthority}:{value}`: the authority is 1 to 16 letters,\n  digits, `-` or `_`; the value is 1 to 256 characters (Unicode code points) with no whitespace,\n  no control characters and no unpaired surrogates. Path values are percent-decoded first (`AUTH%3A12` is `AUTH:12`).\n\n## Records\n\n`guid`, `entityType`, `createdDate`, `modifiedDate` and `deleted` are always present on\nemployees and shifts; `deletedDate` is present exactly when `deleted` is true. Every other\nfield is present when it has a value and omitted otherwise; no field is ever `null`. Dates are\nISO 8601 UTC with milliseconds, such as `2026-03-01T17:00:00.000Z`.\n\n## Errors\n\nEvery error is an RFC 9457 problem details document (`application/problem+json`) with a stable\nmachine-readable `code` and the `requestId` of the request. Every response, success or error,\ncarries that id in the `X-Request-Id` header; a client may send its own (printable ASCII, at\nmost 128 characters), which is then reused. Validation failures list each offending input in\n`errors`. A 500 never shows internal details: support finds them in the service's logs under\nthe `requestId`.\n\nEvery response carries `Cache-Control: no-store` (answers hold personal data) and\n`X-Content-Type-Options: nosniff`.\n\nAuthentication is decided before the request is validated: a request with a missing or bad\ntoken is 401 whatever else is wrong with it. A path that names no operation is 404 with code\n`NOT_FOUND`; a known path with a method it does not support is 405 with code\n`METHOD_NOT_ALLOWED` and an `Allow` header.\n\n## Limits\n\nRequests are rate-limited per restaurant context (per client address when the context header\nis missing): by default 20 requests per second and 10,000 per 15 minutes. Past a limit the\nanswer is 429 with `Retry-After`. A request refused by the per-second limit does not count\nagainst the 15-minute limit. The `RateLimit-Limit`, `RateLimit-Remaining` and\n`RateLimit-Reset` headers describe the limit closest to running out (the one with the fewest\nrequests left); on a 429, the limit that refused. Request bodies are at most 16 KiB; a request that is not\nanswered within the request timeout (10 s by default) is 503.\n\n## Events\n\nEach state change yields one domain event (`EmployeeArchived`, `EmployeeUnarchived`,\n`ShiftDeleted`) with the record's GUID, the restaurant GUID, the time and the request id.\nCalls that change nothing yield none.\n\n## Versioning\n\nPaths carry the major version (`v1`). `info.version` follows semantic versioning; a change\nthat breaks a client of an earlier version comes with a new path version.\n\n1.1.0, before the first release, corrected three decisions to agree with the platform's\npublished labor API: archiving an archived employee answers 200 with the record unchanged\n(it was 400 `EMPLOYEE_ALREADY_ARCHIVED`, a code that is gone); `archiveEmployee` takes an\nexternal identifier as well as a GUID; and `passcode` is never returned. No release carried\nthe earlier behaviour, so the path version stays `v1`.\n",
+    "description": "The contract of workforce-kit: four operations over employees, schedule shifts and restaurant\nconfiguration, each scoped to one restaurant.\n\n## Restaurant context\n\nEvery request names the restaurant it acts for in the `Platform-Restaurant-External-ID` header\n(a GUID; header names are case-insensitive). Every record belongs to exactly one restaurant. A\nrecord of another restaurant is invisible: it answers 404, never 403, and never hints that it\nexists. The access token names the restaurants its client may act for; a context restaurant\noutside that set is 403.\n\n## Identifiers\n\n- A platform GUID is a UUID in the 8-4-4-4-12 hex form. Any letter case is accepted on input;\n  every GUID in a response is lower case.\n- An external identifier is `{namingAuthority}:{value}`: the authority is 1 to 16 letters,\n  digits, `-` or `_`; the value is 1 to 256 characters (Unicode code points) with no whitespace,\n  no control characters and no unpaired surrogates. Path values are percent-decoded first (`AUTH%3A12` is `AUTH:12`).\n\n## Records\n\n`guid`, `entityType`, `createdDate`, `modifiedDate` and `deleted` are always present on\nemployees and shifts; `deletedDate` is present exactly when `deleted` is true. Every other\nfield is present when it has a value and omitted otherwise; no field is ever `null`. Dates are\nISO 8601 UTC with milliseconds, such as `2026-03-01T17:00:00.000Z`.\n\n## Errors\n\nEvery error is an RFC 9457 problem details document (`application/problem+json`) with a stable\nmachine-readable `code` and the `requestId` of the request. Every response, success or error,\ncarries that id in the `X-Request-Id` header; a client may send its own (printable ASCII, at\nmost 128 characters), which is then reused. Validation failures list each offending input in\n`errors`. A 500 never shows internal details: support finds them in the service's logs under\nthe `requestId`.\n\nEvery response carries `Cache-Control: no-store` (answers hold personal data) and\n`X-Content-Type-Options: nosniff`.\n\nAuthentication is decided before the request is validated: a request with a missing or bad\ntoken is 401 whatever else is wrong with it. A path that names no operation is 404 with code\n`NOT_FOUND`; a known path with a method it does not support is 405 with code\n`METHOD_NOT_ALLOWED` and an `Allow` header.\n\n## Limits\n\nRequests are rate-limited per restaurant context (per client address when the context header\nis missing): by default 20 requests per second and 10,000 per 15 minutes. Past a limit the\nanswer is 429 with `Retry-After`. A request refused by the per-second limit does not count\nagainst the 15-minute limit. The `RateLimit-Limit`, `RateLimit-Remaining` and\n`RateLimit-Reset` headers describe the limit closest to running out (the one with the fewest\nrequests left); on a 429, the limit that refused. Request bodies are at most 16 KiB; a request that is not\nanswered within the request timeout (10 s by default) is 503.\n\n## Events\n\nEach state change yields one domain event (`EmployeeArchived`, `EmployeeUnarchived`,\n`ShiftDeleted`) with the record's GUID, the restaurant GUID, the time and the request id.\nCalls that change nothing yield none. The `webhooks` of this document are these events as a\nservice sends them to its receivers (`employee.archived`, `employee.unarchived`,\n`shift.deleted`): Standard Webhooks, signed, retried, at least once, each with a stable\n`webhook-id` to de-duplicate on, and in order for each record.\n\n## Versioning\n\nPaths carry the major version (`v1`). `info.version` follows semantic versioning; a change\nthat breaks a client of an earlier version comes with a new path version.\n\n1.1.0, before the first release, corrected three decisions to agree with the platform's\npublished labor API: archiving an archived employee answers 200 with the record unchanged\n(it was 400 `EMPLOYEE_ALREADY_ARCHIVED`, a code that is gone); `archiveEmployee` takes an\nexternal identifier as well as a GUID; and `passcode` is never returned. No release carried\nthe earlier behaviour, so the path version stays `v1`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -38,6 +38,10 @@ export const openapiDocument: OpenApiDocument = {
     {
       "name": "Restaurants",
       "description": "The configuration record of a restaurant."
+    },
+    {
+      "name": "Webhooks",
+      "description": "Events the service sends to the receivers it is configured with (`WEBHOOK_URLS` on the\nreference server), as Standard Webhooks: an HTTP POST per event and receiver, signed,\nretried until acknowledged, at least once.\n"
     }
   ],
   "paths": {
@@ -400,6 +404,143 @@ export const openapiDocument: OpenApiDocument = {
       }
     }
   },
+  "webhooks": {
+    "employee.archived": {
+      "post": {
+        "operationId": "employeeArchivedWebhook",
+        "tags": [
+          "Webhooks"
+        ],
+        "summary": "An employee was archived",
+        "description": "Sent once an employee is archived (`archiveEmployee` that changed the record; archiving an archived employee sends nothing). `data.record` is the employee as `archiveEmployee` answered it.\n\nSent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,\n`webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any\nother answer, a refused connection or no answer within 5 seconds is retried with\nexponential backoff (1 s, doubling, at most 1 h, with jitter), with the same\n`webhook-id` and the same body, until acknowledged or, past the attempts or age the\nservice is configured with (20 attempts or 24 hours by default), dead-lettered, to be\nre-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.\nEvents of one record (one employee, one shift) arrive in the order of their changes;\na later event of a record is not sent before every earlier one was acknowledged.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestamp"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/EmployeeArchivedWebhook"
+              },
+              "examples": {
+                "event": {
+                  "$ref": "#/components/examples/EmployeeArchivedWebhookExample"
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "Acknowledged; the delivery is done. The answer's body is ignored."
+          },
+          "default": {
+            "description": "Not acknowledged; the delivery is retried."
+          }
+        }
+      }
+    },
+    "employee.unarchived": {
+      "post": {
+        "operationId": "employeeUnarchivedWebhook",
+        "tags": [
+          "Webhooks"
+        ],
+        "summary": "An employee was unarchived",
+        "description": "Sent once an archived employee is unarchived. `data.record` is the employee as `unarchiveEmployee` answered it.\n\nSent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,\n`webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any\nother answer, a refused connection or no answer within 5 seconds is retried with\nexponential backoff (1 s, doubling, at most 1 h, with jitter), with the same\n`webhook-id` and the same body, until acknowledged or, past the attempts or age the\nservice is configured with (20 attempts or 24 hours by default), dead-lettered, to be\nre-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.\nEvents of one record (one employee, one shift) arrive in the order of their changes;\na later event of a record is not sent before every earlier one was acknowledged.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestamp"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/EmployeeUnarchivedWebhook"
+              },
+              "examples": {
+                "event": {
+                  "$ref": "#/components/examples/EmployeeUnarchivedWebhookExample"
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "Acknowledged; the delivery is done. The answer's body is ignored."
+          },
+          "default": {
+            "description": "Not acknowledged; the delivery is retried."
+          }
+        }
+      }
+    },
+    "shift.deleted": {
+      "post": {
+        "operationId": "shiftDeletedWebhook",
+        "tags": [
+          "Webhooks"
+        ],
+        "summary": "A shift was deleted",
+        "description": "Sent once a shift is deleted (deleting a deleted shift sends nothing). `data.record` is the shift as `deleteShift` answered it.\n\nSent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,\n`webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any\nother answer, a refused connection or no answer within 5 seconds is retried with\nexponential backoff (1 s, doubling, at most 1 h, with jitter), with the same\n`webhook-id` and the same body, until acknowledged or, past the attempts or age the\nservice is configured with (20 attempts or 24 hours by default), dead-lettered, to be\nre-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.\nEvents of one record (one employee, one shift) arrive in the order of their changes;\na later event of a record is not sent before every earlier one was acknowledged.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookId"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestamp"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignature"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ShiftDeletedWebhook"
+              },
+              "examples": {
+                "event": {
+                  "$ref": "#/components/examples/ShiftDeletedWebhookExample"
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "2XX": {
+            "description": "Acknowledged; the delivery is done. The answer's body is ignored."
+          },
+          "default": {
+            "description": "Not acknowledged; the delivery is retried."
+          }
+        }
+      }
+    }
+  },
   "components": {
     "securitySchemes": {
       "oauth2": {
@@ -496,6 +637,39 @@ export const openapiDocument: OpenApiDocument = {
           "$ref": "#/components/schemas/GuidInput"
         },
         "example": "b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b"
+      },
+      "WebhookId": {
+        "name": "webhook-id",
+        "in": "header",
+        "required": true,
+        "description": "The event's id (a UUID): the same on every retry of the event and for every receiver. A\nreceiver that gets an id it has already processed acknowledges it and does nothing else.\n",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "example": "0d6c5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f"
+      },
+      "WebhookTimestamp": {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": true,
+        "description": "When this attempt was sent, in seconds since the Unix epoch (it differs between retries).\nRefuse a delivery whose timestamp is more than a few minutes from your clock (replays).\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]+$"
+        },
+        "example": "1772382045"
+      },
+      "WebhookSignature": {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": true,
+        "description": "`v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after\n`whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for\nbyte). Several space-separated signatures may come (while a secret is rotated); one\nmatching is enough. The `standardwebhooks` libraries verify all of this.\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$"
+        },
+        "example": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
       },
       "RequestId": {
         "name": "X-Request-Id",
@@ -1875,6 +2049,147 @@ export const openapiDocument: OpenApiDocument = {
           }
         }
       },
+      "EmployeeWebhookData": {
+        "description": "What an employee event says.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "restaurantGuid",
+          "employeeGuid",
+          "occurredAt",
+          "requestId",
+          "record"
+        ],
+        "properties": {
+          "restaurantGuid": {
+            "$ref": "#/components/schemas/Guid"
+          },
+          "employeeGuid": {
+            "$ref": "#/components/schemas/Guid"
+          },
+          "occurredAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "requestId": {
+            "description": "The `X-Request-Id` of the request that made the change.",
+            "type": "string"
+          },
+          "record": {
+            "$ref": "#/components/schemas/Employee"
+          }
+        }
+      },
+      "ShiftWebhookData": {
+        "description": "What a shift event says.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "restaurantGuid",
+          "shiftGuid",
+          "occurredAt",
+          "requestId",
+          "record"
+        ],
+        "properties": {
+          "restaurantGuid": {
+            "$ref": "#/components/schemas/Guid"
+          },
+          "shiftGuid": {
+            "$ref": "#/components/schemas/Guid"
+          },
+          "occurredAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "requestId": {
+            "description": "The `X-Request-Id` of the request that made the change.",
+            "type": "string"
+          },
+          "record": {
+            "$ref": "#/components/schemas/Shift"
+          }
+        }
+      },
+      "EmployeeArchivedWebhook": {
+        "description": "The body of an `employee.archived` delivery; `data.record` is the employee after the change.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "employee.archived"
+          },
+          "timestamp": {
+            "description": "When the change happened (the same on every retry).",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            ]
+          },
+          "data": {
+            "$ref": "#/components/schemas/EmployeeWebhookData"
+          }
+        }
+      },
+      "EmployeeUnarchivedWebhook": {
+        "description": "The body of an `employee.unarchived` delivery; `data.record` is the employee after the change.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "employee.unarchived"
+          },
+          "timestamp": {
+            "description": "When the change happened (the same on every retry).",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            ]
+          },
+          "data": {
+            "$ref": "#/components/schemas/EmployeeWebhookData"
+          }
+        }
+      },
+      "ShiftDeletedWebhook": {
+        "description": "The body of a `shift.deleted` delivery; `data.record` is the shift after the change.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "shift.deleted"
+          },
+          "timestamp": {
+            "description": "When the change happened (the same on every retry).",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            ]
+          },
+          "data": {
+            "$ref": "#/components/schemas/ShiftWebhookData"
+          }
+        }
+      },
       "ProblemCode": {
         "description": "The stable machine-readable code of an error, one per condition. Each response lists the\ncodes it can carry. `INVALID_CLIENT` is the reference server's development login's (a\nwrong client id or secret); no operation of this API answers it.\n",
         "type": "string",
@@ -2457,6 +2772,91 @@ export const openapiDocument: OpenApiDocument = {
           "instance": "/labor/v1/shifts/9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
           "code": "STORAGE_UNAVAILABLE",
           "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A"
+        }
+      },
+      "EmployeeArchivedWebhookExample": {
+        "summary": "Maria archived",
+        "value": {
+          "type": "employee.archived",
+          "timestamp": "2026-02-27T22:15:00.000Z",
+          "data": {
+            "restaurantGuid": "b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b",
+            "employeeGuid": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d",
+            "occurredAt": "2026-02-27T22:15:00.000Z",
+            "requestId": "4f1c2d3e-checkout-retry-2",
+            "record": {
+              "guid": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d",
+              "entityType": "RestaurantUser",
+              "externalId": "PAYROLL:10042",
+              "createdDate": "2024-02-12T14:03:11.000Z",
+              "modifiedDate": "2026-02-27T22:15:00.000Z",
+              "deletedDate": "2026-02-27T22:15:00.000Z",
+              "firstName": "Maria",
+              "lastName": "Lopez",
+              "deleted": true,
+              "jobReferences": [
+                {
+                  "guid": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                  "entityType": "RestaurantJob",
+                  "externalId": "POS:line-cook"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "EmployeeUnarchivedWebhookExample": {
+        "summary": "Maria unarchived",
+        "value": {
+          "type": "employee.unarchived",
+          "timestamp": "2026-03-01T16:20:45.123Z",
+          "data": {
+            "restaurantGuid": "b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b",
+            "employeeGuid": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d",
+            "occurredAt": "2026-03-01T16:20:45.123Z",
+            "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A",
+            "record": {
+              "guid": "6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d",
+              "entityType": "RestaurantUser",
+              "externalId": "PAYROLL:10042",
+              "createdDate": "2024-02-12T14:03:11.000Z",
+              "modifiedDate": "2026-03-01T16:20:45.123Z",
+              "firstName": "Maria",
+              "lastName": "Lopez",
+              "deleted": false,
+              "jobReferences": [
+                {
+                  "guid": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                  "entityType": "RestaurantJob",
+                  "externalId": "POS:line-cook"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "ShiftDeletedWebhookExample": {
+        "summary": "A dinner shift deleted",
+        "value": {
+          "type": "shift.deleted",
+          "timestamp": "2026-02-28T11:02:17.481Z",
+          "data": {
+            "restaurantGuid": "b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b",
+            "shiftGuid": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+            "occurredAt": "2026-02-28T11:02:17.481Z",
+            "requestId": "01JD3M5Q8Z4K9T2V6W7X8Y9Z0A",
+            "record": {
+              "guid": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+              "entityType": "Shift",
+              "externalId": "SCHEDULER:shift-20260301-0042",
+              "createdDate": "2026-02-20T09:30:00.000Z",
+              "modifiedDate": "2026-02-28T11:02:17.481Z",
+              "deletedDate": "2026-02-28T11:02:17.481Z",
+              "deleted": true,
+              "inDate": "2026-03-01T21:00:00.000Z",
+              "outDate": "2026-03-02T05:00:00.000Z"
+            }
+          }
         }
       }
     }

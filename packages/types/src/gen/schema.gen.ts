@@ -141,7 +141,98 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "employee.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An employee was archived
+         * @description Sent once an employee is archived (`archiveEmployee` that changed the record; archiving an archived employee sends nothing). `data.record` is the employee as `archiveEmployee` answered it.
+         *
+         *     Sent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,
+         *     `webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any
+         *     other answer, a refused connection or no answer within 5 seconds is retried with
+         *     exponential backoff (1 s, doubling, at most 1 h, with jitter), with the same
+         *     `webhook-id` and the same body, until acknowledged or, past the attempts or age the
+         *     service is configured with (20 attempts or 24 hours by default), dead-lettered, to be
+         *     re-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.
+         *     Events of one record (one employee, one shift) arrive in the order of their changes;
+         *     a later event of a record is not sent before every earlier one was acknowledged.
+         */
+        post: operations["employeeArchivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "employee.unarchived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An employee was unarchived
+         * @description Sent once an archived employee is unarchived. `data.record` is the employee as `unarchiveEmployee` answered it.
+         *
+         *     Sent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,
+         *     `webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any
+         *     other answer, a refused connection or no answer within 5 seconds is retried with
+         *     exponential backoff (1 s, doubling, at most 1 h, with jitter), with the same
+         *     `webhook-id` and the same body, until acknowledged or, past the attempts or age the
+         *     service is configured with (20 attempts or 24 hours by default), dead-lettered, to be
+         *     re-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.
+         *     Events of one record (one employee, one shift) arrive in the order of their changes;
+         *     a later event of a record is not sent before every earlier one was acknowledged.
+         */
+        post: operations["employeeUnarchivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shift was deleted
+         * @description Sent once a shift is deleted (deleting a deleted shift sends nothing). `data.record` is the shift as `deleteShift` answered it.
+         *
+         *     Sent to each configured receiver as a Standard Webhooks delivery: see the `webhook-id`,
+         *     `webhook-timestamp` and `webhook-signature` headers. A 2xx answer acknowledges it; any
+         *     other answer, a refused connection or no answer within 5 seconds is retried with
+         *     exponential backoff (1 s, doubling, at most 1 h, with jitter), with the same
+         *     `webhook-id` and the same body, until acknowledged or, past the attempts or age the
+         *     service is configured with (20 attempts or 24 hours by default), dead-lettered, to be
+         *     re-driven by its operator. Delivery is at least once: de-duplicate on `webhook-id`.
+         *     Events of one record (one employee, one shift) arrive in the order of their changes;
+         *     a later event of a record is not sent before every earlier one was acknowledged.
+         */
+        post: operations["shiftDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         /**
@@ -420,6 +511,48 @@ export type components = {
             delivery?: components["schemas"]["Delivery"];
             onlineOrdering?: components["schemas"]["OnlineOrdering"];
             prepTimes?: components["schemas"]["PrepTimes"];
+        };
+        /** @description What an employee event says. */
+        EmployeeWebhookData: {
+            restaurantGuid: components["schemas"]["Guid"];
+            employeeGuid: components["schemas"]["Guid"];
+            occurredAt: components["schemas"]["Timestamp"];
+            /** @description The `X-Request-Id` of the request that made the change. */
+            requestId: string;
+            record: components["schemas"]["Employee"];
+        };
+        /** @description What a shift event says. */
+        ShiftWebhookData: {
+            restaurantGuid: components["schemas"]["Guid"];
+            shiftGuid: components["schemas"]["Guid"];
+            occurredAt: components["schemas"]["Timestamp"];
+            /** @description The `X-Request-Id` of the request that made the change. */
+            requestId: string;
+            record: components["schemas"]["Shift"];
+        };
+        /** @description The body of an `employee.archived` delivery; `data.record` is the employee after the change. */
+        EmployeeArchivedWebhook: {
+            /** @constant */
+            type: "employee.archived";
+            /** @description When the change happened (the same on every retry). */
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["EmployeeWebhookData"];
+        };
+        /** @description The body of an `employee.unarchived` delivery; `data.record` is the employee after the change. */
+        EmployeeUnarchivedWebhook: {
+            /** @constant */
+            type: "employee.unarchived";
+            /** @description When the change happened (the same on every retry). */
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["EmployeeWebhookData"];
+        };
+        /** @description The body of a `shift.deleted` delivery; `data.record` is the shift after the change. */
+        ShiftDeletedWebhook: {
+            /** @constant */
+            type: "shift.deleted";
+            /** @description When the change happened (the same on every retry). */
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["ShiftWebhookData"];
         };
         /**
          * @description The stable machine-readable code of an error, one per condition. Each response lists the
@@ -761,6 +894,26 @@ export type components = {
          */
         RestaurantContext: components["schemas"]["GuidInput"];
         /**
+         * @description The event's id (a UUID): the same on every retry of the event and for every receiver. A
+         *     receiver that gets an id it has already processed acknowledges it and does nothing else.
+         * @example 0d6c5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was sent, in seconds since the Unix epoch (it differs between retries).
+         *     Refuse a delivery whose timestamp is more than a few minutes from your clock (replays).
+         * @example 1772382045
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after
+         *     `whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for
+         *     byte). Several space-separated signatures may come (while a secret is rotated); one
+         *     matching is enough. The `standardwebhooks` libraries verify all of this.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+        /**
          * @description A request id of the client's choosing, reused in the response's `X-Request-Id` and in the
          *     service's logs when it is printable ASCII of at most 128 characters; any other value is
          *     replaced by a generated id (never rejected).
@@ -1033,6 +1186,156 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    employeeArchivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (a UUID): the same on every retry of the event and for every receiver. A
+                 *     receiver that gets an id it has already processed acknowledges it and does nothing else.
+                 * @example 0d6c5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch (it differs between retries).
+                 *     Refuse a delivery whose timestamp is more than a few minutes from your clock (replays).
+                 * @example 1772382045
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after
+                 *     `whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for
+                 *     byte). Several space-separated signatures may come (while a secret is rotated); one
+                 *     matching is enough. The `standardwebhooks` libraries verify all of this.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmployeeArchivedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the delivery is done. The answer's body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    employeeUnarchivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (a UUID): the same on every retry of the event and for every receiver. A
+                 *     receiver that gets an id it has already processed acknowledges it and does nothing else.
+                 * @example 0d6c5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch (it differs between retries).
+                 *     Refuse a delivery whose timestamp is more than a few minutes from your clock (replays).
+                 * @example 1772382045
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after
+                 *     `whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for
+                 *     byte). Several space-separated signatures may come (while a secret is rotated); one
+                 *     matching is enough. The `standardwebhooks` libraries verify all of this.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmployeeUnarchivedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the delivery is done. The answer's body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    shiftDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (a UUID): the same on every retry of the event and for every receiver. A
+                 *     receiver that gets an id it has already processed acknowledges it and does nothing else.
+                 * @example 0d6c5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch (it differs between retries).
+                 *     Refuse a delivery whose timestamp is more than a few minutes from your clock (replays).
+                 * @example 1772382045
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after
+                 *     `whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for
+                 *     byte). Several space-separated signatures may come (while a secret is rotated); one
+                 *     matching is enough. The `standardwebhooks` libraries verify all of this.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShiftDeletedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the delivery is done. The answer's body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -4,6 +4,8 @@ export type ClientOptions = {
     baseUrl: 'http://127.0.0.1:8080' | (string & {});
 };
 
+export type Webhooks = EmployeeArchivedWebhookWebhookRequest | EmployeeUnarchivedWebhookWebhookRequest | ShiftDeletedWebhookWebhookRequest;
+
 /**
  * A platform GUID as a client may send it (8-4-4-4-12 hex, any letter case).
  */
@@ -405,6 +407,70 @@ export type RestaurantInfo = {
 };
 
 /**
+ * What an employee event says.
+ */
+export type EmployeeWebhookData = {
+    restaurantGuid: Guid;
+    employeeGuid: Guid;
+    occurredAt: Timestamp;
+    /**
+     * The `X-Request-Id` of the request that made the change.
+     */
+    requestId: string;
+    record: Employee;
+};
+
+/**
+ * What a shift event says.
+ */
+export type ShiftWebhookData = {
+    restaurantGuid: Guid;
+    shiftGuid: Guid;
+    occurredAt: Timestamp;
+    /**
+     * The `X-Request-Id` of the request that made the change.
+     */
+    requestId: string;
+    record: Shift;
+};
+
+/**
+ * The body of an `employee.archived` delivery; `data.record` is the employee after the change.
+ */
+export type EmployeeArchivedWebhook = {
+    type: 'employee.archived';
+    /**
+     * When the change happened (the same on every retry).
+     */
+    timestamp: Timestamp;
+    data: EmployeeWebhookData;
+};
+
+/**
+ * The body of an `employee.unarchived` delivery; `data.record` is the employee after the change.
+ */
+export type EmployeeUnarchivedWebhook = {
+    type: 'employee.unarchived';
+    /**
+     * When the change happened (the same on every retry).
+     */
+    timestamp: Timestamp;
+    data: EmployeeWebhookData;
+};
+
+/**
+ * The body of a `shift.deleted` delivery; `data.record` is the shift after the change.
+ */
+export type ShiftDeletedWebhook = {
+    type: 'shift.deleted';
+    /**
+     * When the change happened (the same on every retry).
+     */
+    timestamp: Timestamp;
+    data: ShiftWebhookData;
+};
+
+/**
  * The stable machine-readable code of an error, one per condition. Each response lists the
  * codes it can carry. `INVALID_CLIENT` is the reference server's development login's (a
  * wrong client id or secret); no operation of this API answers it.
@@ -498,6 +564,29 @@ export type IncludeArchived = boolean;
  *
  */
 export type RestaurantContext = GuidInput;
+
+/**
+ * The event's id (a UUID): the same on every retry of the event and for every receiver. A
+ * receiver that gets an id it has already processed acknowledges it and does nothing else.
+ *
+ */
+export type WebhookId = string;
+
+/**
+ * When this attempt was sent, in seconds since the Unix epoch (it differs between retries).
+ * Refuse a delivery whose timestamp is more than a few minutes from your clock (replays).
+ *
+ */
+export type WebhookTimestamp = string;
+
+/**
+ * `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes (the base64 after
+ * `whsec_`), of `{webhook-id}.{webhook-timestamp}.{body}` (the body as received, byte for
+ * byte). Several space-separated signatures may come (while a secret is rotated); one
+ * matching is enough. The `standardwebhooks` libraries verify all of this.
+ *
+ */
+export type WebhookSignature = string;
 
 /**
  * A request id of the client's choosing, reused in the response's `X-Request-Id` and in the
@@ -995,3 +1084,30 @@ export type GetRestaurantResponses = {
 };
 
 export type GetRestaurantResponse = GetRestaurantResponses[keyof GetRestaurantResponses];
+
+export type EmployeeArchivedWebhookWebhookPayload = EmployeeArchivedWebhook;
+
+export type EmployeeArchivedWebhookWebhookRequest = {
+    body: EmployeeArchivedWebhookWebhookPayload;
+    key: 'employee.archived';
+    path?: never;
+    query?: never;
+};
+
+export type EmployeeUnarchivedWebhookWebhookPayload = EmployeeUnarchivedWebhook;
+
+export type EmployeeUnarchivedWebhookWebhookRequest = {
+    body: EmployeeUnarchivedWebhookWebhookPayload;
+    key: 'employee.unarchived';
+    path?: never;
+    query?: never;
+};
+
+export type ShiftDeletedWebhookWebhookPayload = ShiftDeletedWebhook;
+
+export type ShiftDeletedWebhookWebhookRequest = {
+    body: ShiftDeletedWebhookWebhookPayload;
+    key: 'shift.deleted';
+    path?: never;
+    query?: never;
+};

@@ -1,0 +1,669 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { RecordedEvent } from '@workforce-kit/core';
+import { canListen, listenForNotifications, type NotificationListener } from './notifications.js';
+import { OUTBOX_CHANNEL } from './outbox-schema.js';
+import type { SqlClient } from './sql-client.js';
+
+/** One event to hand to one destination: a claimed delivery. */
+export interface OutboxDelivery {
+  /** Where it goes (a webhook URL, for the reference server). */
+  readonly destination: string;
+  /** The event's place in the outbox: events of one subject are handed over in this order. */
+  readonly position: number;
+  /** The event as it was stored with its change. */
+  readonly event: RecordedEvent;
+  /**
+   * The record (employee or shift) as it stood after the change, as the store keeps it (without
+   * its version, passcode and swipe card); `null` for an event stored before the relay existed.
+   */
+  readonly record: Readonly<Record<string, unknown>> | null;
+  /** Which attempt this is: 1 for the first. */
+  readonly attempt: number;
+  /** When the event was stored (ms since the epoch). */
+  readonly recordedAt: number;
+}
+
+/** What became of one delivery, as the deliverer reports it. */
+export type DeliveryResult =
+  | { readonly outcome: 'delivered' }
+  /** Not delivered: try again later (with backoff), or dead-letter it past the bounds. */
+  | { readonly outcome: 'retry'; readonly error: string };
+
+/**
+ * Hands a batch over (to HTTP receivers, a queue, …) and reports, for each delivery in the same
+ * order, delivered or retry. A delivery reported as anything else, or missing, or a rejection of
+ * the whole call, is a retry. The batch holds at most one delivery per subject and destination,
+ * so its deliveries may be handed over concurrently. `signal` aborts when the relay is stopped
+ * and stops waiting: give up then (the deliveries are handed to a relay again).
+ */
+export type Deliverer = (
+  batch: readonly OutboxDelivery[],
+  signal: AbortSignal,
+) => Promise<readonly DeliveryResult[]>;
+
+/** What became of a delivery attempt, for metrics and logs. */
+export interface DeliveryOutcome {
+  readonly delivery: OutboxDelivery;
+  /**
+   * `delivered`; `retry` (another attempt is scheduled); `dead` (the attempts or the age ran out:
+   * it waits in the dead-letter state to be re-driven); `superseded` (the lease had run out and
+   * another relay had claimed it: this outcome was not recorded).
+   */
+  readonly outcome: 'delivered' | 'retry' | 'dead' | 'superseded';
+  readonly error?: string;
+  /** How long the deliverer took over the batch this delivery was in. */
+  readonly durationMs: number;
+}
+
+/** The retry schedule of a delivery: exponential backoff with jitter, then the dead letters. */
+export interface RetryPolicy {
+  /** The delay after the first failed attempt. @default 1000 */
+  readonly minDelayMs?: number;
+  /** The longest delay. @default 3_600_000 (1 h) */
+  readonly maxDelayMs?: number;
+  /** Each delay is multiplied by a random factor in [1 - jitter, 1 + jitter]. @default 0.2 */
+  readonly jitter?: number;
+  /** A delivery that failed this many attempts is dead. @default 20 */
+  readonly maxAttempts?: number;
+  /** A delivery that fails when its event is older than this is dead. @default 86_400_000 (24 h) */
+  readonly maxAgeMs?: number;
+}
+
+/** The defaults of {@link RetryPolicy}. */
+export const RETRY_DEFAULTS: Required<RetryPolicy> = {
+  minDelayMs: 1000,
+  maxDelayMs: 3_600_000,
+  jitter: 0.2,
+  maxAttempts: 20,
+  maxAgeMs: 86_400_000,
+};
+
+/**
+ * The delay before the next attempt after `attempts` failed ones: `minDelayMs · 2^(attempts-1)`,
+ * at most `maxDelayMs`, times a random factor in [1 - jitter, 1 + jitter] (so that deliveries
+ * that failed together do not all come back together).
+ *
+ * @example
+ * ```ts
+ * retryDelayMs(1); // about 1 s; retryDelayMs(4): about 8 s; retryDelayMs(30): about 1 h
+ * ```
+ */
+export function retryDelayMs(
+  attempts: number,
+  policy: RetryPolicy = {},
+  random: () => number = Math.random,
+): number {
+  const { minDelayMs, maxDelayMs, jitter } = { ...RETRY_DEFAULTS, ...policy };
+  const base = Math.min(maxDelayMs, minDelayMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
+  return Math.round(base * (1 - jitter + 2 * jitter * random()));
+}
+
+/** Options of {@link createOutboxRelay}. */
+export interface OutboxRelayOptions {
+  /** The store's database: a `pg.Pool`, PGlite, or any {@link SqlClient} (which is then polled). */
+  readonly client: SqlClient;
+  /**
+   * The destinations this relay delivers to, registered at start: from then on, every change
+   * queues a delivery of its event to each of them.
+   */
+  readonly destinations: readonly string[];
+  readonly deliver: Deliverer;
+  /** Deliveries claimed at once. @default 50 */
+  readonly batchSize?: number;
+  /**
+   * How long a claim holds its deliveries: after that, a relay that stopped answering (killed,
+   * hung) loses them to another. It must exceed the deliverer's longest batch. @default 30_000
+   */
+  readonly leaseMs?: number;
+  /** How often to look for due deliveries besides notifications (retries come due so). @default 1000 */
+  readonly pollIntervalMs?: number;
+  /** `LISTEN` for the write statement's notifications (pg.Pool and PGlite). @default true */
+  readonly listen?: boolean;
+  /** Batches handed over at once. @default 1 */
+  readonly concurrency?: number;
+  readonly retry?: RetryPolicy;
+  /** This relay's name in `claimed_by`. @default `host:pid:random` */
+  readonly relayId?: string;
+  /** Called for each delivery attempt's outcome. */
+  readonly onOutcome?: (outcome: DeliveryOutcome) => void;
+  /** Called when the database cannot be reached (the relay keeps trying) or the deliverer throws. */
+  readonly onError?: (error: unknown, context: string) => void;
+}
+
+/**
+ * Counts of delivery outcomes recorded by one relay since it started (monotonic counters: a
+ * metrics exporter reads them as `deliveries_total{outcome}`).
+ */
+export interface DeliveryCounts {
+  readonly delivered: number;
+  readonly retry: number;
+  readonly dead: number;
+  readonly superseded: number;
+}
+
+/** What a metrics exporter reads from a relay (see {@link OutboxRelay.stats}). */
+export interface OutboxRelayStats {
+  /** The outcomes this relay (in this process) recorded since it started. */
+  readonly outcomes: DeliveryCounts;
+  /** The backlog of each of this relay's destinations, shared by every relay: read from the database. */
+  readonly destinations: readonly DestinationBacklog[];
+  /**
+   * The age (ms) of the oldest event still pending delivery to any of this relay's destinations,
+   * or `null` when none is pending: the gauge to alert on (it grows while a receiver is down or no
+   * relay runs). Dead deliveries are not pending: they are counted in `destinations[].dead`.
+   */
+  readonly oldestPendingAgeMs: number | null;
+}
+
+/** A running relay. */
+export interface OutboxRelay {
+  /** This relay's name, as `claimed_by` shows it. */
+  readonly relayId: string;
+  /** Looks for due deliveries now (as a notification would). */
+  wake(): void;
+  /**
+   * The outcomes this relay recorded since it started (in memory, no query).
+   *
+   * @example
+   * ```ts
+   * const { delivered, retry, dead } = relay.counts();
+   * ```
+   */
+  counts(): DeliveryCounts;
+  /**
+   * The outcomes this relay recorded, and the backlog of its destinations (one query): deliveries
+   * by outcome, and the oldest undelivered event's age.
+   *
+   * @returns the stats; rejects when the database cannot be reached
+   * @example
+   * ```ts
+   * const { outcomes, oldestPendingAgeMs, destinations } = await relay.stats();
+   * metrics.gauge('webhook_oldest_pending_seconds', (oldestPendingAgeMs ?? 0) / 1000);
+   * for (const [outcome, n] of Object.entries(outcomes)) metrics.counter('webhook_deliveries_total', n, { outcome });
+   * ```
+   */
+  stats(): Promise<OutboxRelayStats>;
+  /**
+   * Stops claiming; waits for the batches being handed over (at most `abandonAfterMs`, then
+   * aborts them and releases their claims); stops listening. Idempotent.
+   */
+  stop(options?: { readonly abandonAfterMs?: number }): Promise<void>;
+}
+
+/** The backlog of one destination (see {@link outboxBacklog}). */
+export interface DestinationBacklog {
+  readonly destination: string;
+  /** Deliveries waiting (due, backing off, held behind an earlier event of their subject, or claimed). */
+  readonly pending: number;
+  /** Deliveries in the dead-letter state. */
+  readonly dead: number;
+  /** Age of the oldest pending delivery's event (ms), or `null` when none is pending. */
+  readonly oldestPendingAgeMs: number | null;
+}
+
+interface ClaimRow {
+  destination: string;
+  position: string | number;
+  attempts: number;
+  recorded_at_ms: number;
+  payload: unknown;
+  record: unknown;
+}
+
+interface OutcomeRow {
+  destination: string;
+  position: string | number;
+  state: 'pending' | 'delivered' | 'dead';
+}
+
+const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+
+/**
+ * The claim, in one statement: the pending deliveries of these destinations that are due, not
+ * under a live lease, and whose subject has no earlier undelivered (pending or dead) event for
+ * the same destination, in position order, skipping rows another relay is claiming this very
+ * moment; each gets this claim's id, a lease and one more attempt. The statement is a function of
+ * migration 004, which carries the planner settings that keep it fast on stale statistics.
+ */
+const CLAIM = `
+SELECT destination, event_position::text AS position, attempts, recorded_at_ms, payload, record
+FROM workforce_kit_claim_outbox_deliveries($1::text[], $2::int, $3::uuid, $4::text, $5::float8)`;
+
+/**
+ * The outcomes of a claim, in one statement, applied only while the claim is still the rows'
+ * (another relay may have taken them over after the lease ran out): delivered; or a retry at
+ * now + its delay, or dead once the attempts or the age ran out.
+ */
+const RECORD_OUTCOMES = `
+UPDATE outbox_deliveries AS d
+SET state = CASE
+      WHEN o.result = 'delivered' THEN 'delivered'
+      WHEN d.attempts >= $6 OR d.created_at <= now() - $7 * interval '1 millisecond' THEN 'dead'
+      ELSE 'pending' END,
+    delivered_at = CASE WHEN o.result = 'delivered' THEN now() END,
+    next_attempt_at = CASE WHEN o.result = 'delivered' THEN d.next_attempt_at
+      ELSE now() + o.delay_ms * interval '1 millisecond' END,
+    last_error = CASE WHEN o.result = 'delivered' THEN d.last_error ELSE o.error END,
+    claim_id = NULL, claimed_until = NULL
+FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[])
+  AS o(destination, event_position, result, error, delay_ms)
+WHERE d.destination = o.destination AND d.event_position = o.event_position AND d.claim_id = $8::uuid
+RETURNING d.destination, d.event_position::text AS position, d.state`;
+
+/** Releases an abandoned claim: the deliveries are due again at once, for any relay. */
+const RELEASE = `
+UPDATE outbox_deliveries SET claim_id = NULL, claimed_until = NULL
+WHERE claim_id = $1::uuid AND state = 'pending'`;
+
+/**
+ * Registers destinations (an upsert): from now on every change queues a delivery of its event to
+ * each. Events stored before are not delivered to a new destination.
+ *
+ * @example
+ * ```ts
+ * await registerOutboxDestinations(pool, ['https://hooks.example.com/workforce']);
+ * ```
+ */
+export async function registerOutboxDestinations(
+  client: SqlClient,
+  destinations: readonly string[],
+): Promise<void> {
+  if (destinations.length === 0) return;
+  await client.query(
+    `INSERT INTO outbox_destinations (destination)
+     SELECT DISTINCT unnest($1::text[])
+     ON CONFLICT (destination) DO UPDATE SET last_registered_at = now()`,
+    [[...destinations]],
+  );
+}
+
+/**
+ * Retires a destination: no change queues deliveries to it any more, and its deliveries (pending,
+ * dead and delivered) are deleted. Remove it from every relay's destinations first: a relay that
+ * starts with it registers it again.
+ *
+ * @returns the number of deliveries deleted with it
+ * @example
+ * ```ts
+ * await retireOutboxDestination(pool, 'https://old.example.com/hook');
+ * ```
+ */
+export async function retireOutboxDestination(
+  client: SqlClient,
+  destination: string,
+): Promise<number> {
+  const { rows } = await client.query(
+    `WITH retired AS (DELETE FROM outbox_destinations WHERE destination = $1 RETURNING destination),
+          removed AS (DELETE FROM outbox_deliveries WHERE destination IN (SELECT destination FROM retired) RETURNING 1)
+     SELECT count(*)::int AS n FROM removed`,
+    [destination],
+  );
+  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+}
+
+/** Which dead deliveries {@link redriveOutboxDeliveries} puts back. */
+export interface RedriveFilter {
+  /** Only this destination's. */
+  readonly destination?: string;
+  /** Only these events'. */
+  readonly eventIds?: readonly string[];
+}
+
+/**
+ * Re-drives dead deliveries: back to pending, due now, with their attempts counted from zero (the
+ * last error is kept until the next attempt). Relays are notified. The event, its id and its body
+ * are the same as on the first attempt.
+ *
+ * @returns the number of deliveries re-driven
+ * @example
+ * ```ts
+ * // the receiver is fixed: deliver everything it missed
+ * await redriveOutboxDeliveries(pool, { destination: 'https://hooks.example.com/workforce' });
+ * ```
+ */
+export async function redriveOutboxDeliveries(
+  client: SqlClient,
+  filter: RedriveFilter = {},
+): Promise<number> {
+  const { rows } = await client.query(
+    `WITH redriven AS (
+       UPDATE outbox_deliveries AS d
+       SET state = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL
+       WHERE d.state = 'dead'
+         AND ($1::text IS NULL OR d.destination = $1)
+         AND ($2::uuid[] IS NULL OR d.event_position IN (
+               SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
+       RETURNING 1
+     ), notified AS (
+       SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM redriven)
+     )
+     SELECT (SELECT count(*) FROM redriven)::int AS n, (SELECT count(*) FROM notified) AS notified`,
+    [filter.destination ?? null, filter.eventIds === undefined ? null : [...filter.eventIds]],
+  );
+  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+}
+
+/**
+ * The backlog of each registered destination: pending and dead deliveries, and the age of the
+ * oldest pending one (the metric to alert on: it grows while a receiver is down or a relay is
+ * missing).
+ *
+ * @example
+ * ```ts
+ * for (const { destination, pending, dead, oldestPendingAgeMs } of await outboxBacklog(pool)) …
+ * ```
+ */
+export async function outboxBacklog(client: SqlClient): Promise<DestinationBacklog[]> {
+  const { rows } = await client.query(
+    `SELECT ds.destination,
+            count(d.event_position) FILTER (WHERE d.state = 'pending')::int AS pending,
+            count(d.event_position) FILTER (WHERE d.state = 'dead')::int AS dead,
+            (extract(epoch FROM now() - min(d.created_at) FILTER (WHERE d.state = 'pending')) * 1000)::float8 AS oldest
+     FROM outbox_destinations AS ds
+     LEFT JOIN outbox_deliveries AS d ON d.destination = ds.destination AND d.state <> 'delivered'
+     GROUP BY ds.destination ORDER BY ds.destination`,
+  );
+  return (
+    rows as { destination: string; pending: number; dead: number; oldest: number | null }[]
+  ).map((row) => ({
+    destination: row.destination,
+    pending: Number(row.pending),
+    dead: Number(row.dead),
+    oldestPendingAgeMs: row.oldest === null ? null : Math.max(0, Math.round(Number(row.oldest))),
+  }));
+}
+
+/** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
+interface UnrecordedOutcomes {
+  readonly claimId: string;
+  readonly deliveries: readonly OutboxDelivery[];
+  readonly results: readonly DeliveryResult[];
+  readonly durationMs: number;
+}
+
+/**
+ * Starts a relay of the outbox: it registers its destinations, then claims due deliveries in
+ * batches, hands them to `deliver`, and records each outcome. Any number of relays, in any number
+ * of processes, share the work: a claim takes rows with `FOR UPDATE SKIP LOCKED` and holds them
+ * under a lease, so no delivery is handed to two relays at once, and a killed relay's claims come
+ * back when their lease runs out.
+ *
+ * - **At least once**: a delivery is marked delivered only after `deliver` says so; anything else
+ *   (a retry, a throw, a crash, a lost database) leaves it pending, to be handed over again.
+ * - **Per-subject order**: a delivery is claimed only when every earlier event of its subject
+ *   (employee, shift) was delivered to that destination; a dead one holds its subject's later
+ *   events back until it is re-driven.
+ * - **Retries** per delivery with {@link retryDelayMs}'s backoff; past `maxAttempts` or `maxAgeMs`
+ *   a delivery is dead ({@link redriveOutboxDeliveries} puts it back).
+ * - **Wakes** on the write statement's `NOTIFY` (a held connection of a `pg.Pool`, or PGlite's
+ *   `listen`), and polls every `pollIntervalMs` besides.
+ *
+ * @returns the relay, once its destinations are registered and it listens
+ * @example
+ * ```ts
+ * const relay = await createOutboxRelay({
+ *   client: pool,
+ *   destinations: ['https://hooks.example.com/workforce'],
+ *   deliver: async (batch) =>
+ *     Promise.all(batch.map(async (d) => ((await send(d)) ? { outcome: 'delivered' } : { outcome: 'retry', error: 'HTTP 503' }))),
+ * });
+ * // at shutdown, before the store closes:
+ * await relay.stop();
+ * ```
+ */
+export async function createOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+  const { client, deliver } = options;
+  const destinations = [...new Set(options.destinations)];
+  const batchSize = options.batchSize ?? 50;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const policy = { ...RETRY_DEFAULTS, ...options.retry };
+  const relayId = options.relayId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const report = options.onError ?? (() => {});
+  const counts = { delivered: 0, retry: 0, dead: 0, superseded: 0 };
+
+  await registerOutboxDestinations(client, destinations);
+
+  let running = true;
+  /** Set by each notification; a loop about to sleep goes on claiming instead. */
+  let woken = false;
+  const sleepers = new Set<() => void>();
+  const abort = new AbortController();
+  let unrecorded: UnrecordedOutcomes[] = [];
+
+  /**
+   * A notification wakes one sleeping loop, not all: one claim finds what one change queued. A
+   * loop whose claim found deliveries wakes another (there may be more).
+   */
+  const wake = () => {
+    woken = true;
+    const [first] = sleepers;
+    if (first === undefined) return;
+    sleepers.delete(first);
+    first();
+  };
+  const wakeAll = () => {
+    woken = true;
+    for (const resolve of sleepers) resolve();
+    sleepers.clear();
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || !running) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        sleepers.delete(done);
+        resolve();
+      }, ms);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      sleepers.add(done);
+    });
+
+  let listener: NotificationListener | undefined;
+  if ((options.listen ?? true) && canListen(client)) {
+    listener = await listenForNotifications(client, OUTBOX_CHANNEL, {
+      onNotify: wake,
+      onError: (error) => report(error, 'listen'),
+    });
+  }
+
+  async function claim(): Promise<{ claimId: string; deliveries: OutboxDelivery[] }> {
+    const claimId = randomUUID();
+    const { rows } = await client.query(CLAIM, [
+      destinations,
+      batchSize,
+      claimId,
+      relayId,
+      leaseMs,
+    ]);
+    return {
+      claimId,
+      deliveries: (rows as ClaimRow[]).map((row) => ({
+        destination: row.destination,
+        position: Number(row.position),
+        event: json(row.payload) as RecordedEvent,
+        record: (json(row.record) ?? null) as Record<string, unknown> | null,
+        attempt: Number(row.attempts),
+        recordedAt: Number(row.recorded_at_ms),
+      })),
+    };
+  }
+
+  async function handOver(
+    deliveries: readonly OutboxDelivery[],
+  ): Promise<readonly DeliveryResult[]> {
+    try {
+      const results = await deliver(deliveries, abort.signal);
+      return deliveries.map((_, i) => {
+        const result = results[i];
+        return result?.outcome === 'delivered' || result?.outcome === 'retry'
+          ? result
+          : { outcome: 'retry', error: 'the deliverer reported no outcome' };
+      });
+    } catch (error) {
+      report(error, 'deliver');
+      const message = error instanceof Error ? error.message : String(error);
+      return deliveries.map(() => ({ outcome: 'retry', error: `deliverer failed: ${message}` }));
+    }
+  }
+
+  async function record(batch: UnrecordedOutcomes): Promise<void> {
+    const { deliveries, results } = batch;
+    const retryOf = (r: DeliveryResult) => (r.outcome === 'retry' ? r : undefined);
+    const { rows } = await client.query(RECORD_OUTCOMES, [
+      deliveries.map((d) => d.destination),
+      deliveries.map((d) => String(d.position)),
+      results.map((r) => r.outcome),
+      results.map((r) => retryOf(r)?.error.slice(0, 2000) ?? null),
+      deliveries.map((d) => retryDelayMs(d.attempt, policy)),
+      policy.maxAttempts,
+      policy.maxAgeMs,
+      batch.claimId,
+    ]);
+    const states = new Map(
+      (rows as OutcomeRow[]).map((row) => [`${row.destination} ${row.position}`, row.state]),
+    );
+    deliveries.forEach((delivery, i) => {
+      const state = states.get(`${delivery.destination} ${delivery.position}`);
+      const outcome: DeliveryOutcome['outcome'] =
+        state === undefined ? 'superseded' : state === 'pending' ? 'retry' : state;
+      counts[outcome] += 1;
+      const error = retryOf(results[i] as DeliveryResult)?.error;
+      options.onOutcome?.({
+        delivery,
+        outcome,
+        durationMs: batch.durationMs,
+        ...(error === undefined ? {} : { error }),
+      });
+    });
+  }
+
+  /** Records what earlier claims could not; false while the database is still unreachable. */
+  async function recordUnrecorded(): Promise<boolean> {
+    while (unrecorded.length > 0) {
+      const [first] = unrecorded;
+      if (first === undefined) break;
+      try {
+        await record(first);
+      } catch (error) {
+        report(error, 'record outcomes');
+        return false;
+      }
+      unrecorded = unrecorded.slice(1);
+    }
+    return true;
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      if (!(await recordUnrecorded())) {
+        // The database is unreachable: a notification from before must not make this a busy loop.
+        woken = false;
+        await sleep(pollIntervalMs);
+        continue;
+      }
+      woken = false;
+      let claimed: Awaited<ReturnType<typeof claim>>;
+      try {
+        claimed = await claim();
+      } catch (error) {
+        if (running) report(error, 'claim');
+        woken = false;
+        await sleep(pollIntervalMs);
+        continue;
+      }
+      const { claimId, deliveries } = claimed;
+      if (deliveries.length === 0) {
+        await sleep(pollIntervalMs);
+        continue;
+      }
+      wake();
+      const started = performance.now();
+      const results = await handOver(deliveries);
+      const batch: UnrecordedOutcomes = {
+        claimId,
+        deliveries,
+        results,
+        durationMs: performance.now() - started,
+      };
+      if (abort.signal.aborted) {
+        // Abandoned at stop: what was delivered is recorded; the rest of the claim is given back
+        // (due again at once, for any relay) rather than counted as a failed attempt.
+        const delivered = deliveries.flatMap((delivery, i) =>
+          results[i]?.outcome === 'delivered' ? [{ delivery, result: results[i] }] : [],
+        );
+        await record({
+          ...batch,
+          deliveries: delivered.map((each) => each.delivery),
+          results: delivered.map((each) => each.result),
+        })
+          .then(() => client.query(RELEASE, [claimId]))
+          .catch((error) => report(error, 'release'));
+        return;
+      }
+      try {
+        await record(batch);
+      } catch (error) {
+        report(error, 'record outcomes');
+        // Kept to record later, before the next claim: applied then only where the claim is still
+        // this relay's (no other relay took the deliveries over after the lease ran out), which
+        // spares the receiver duplicates. The bound keeps a long outage from holding memory.
+        unrecorded = [...unrecorded, batch].slice(-100);
+      }
+    }
+  }
+
+  const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, () =>
+    loop().catch((error) => report(error, 'relay loop')),
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    relayId,
+    wake,
+    counts: () => ({ ...counts }),
+    async stats() {
+      const outcomes = { ...counts };
+      const backlog = (await outboxBacklog(client)).filter((each) =>
+        destinations.includes(each.destination),
+      );
+      const ages = backlog.flatMap((each) =>
+        each.oldestPendingAgeMs === null ? [] : [each.oldestPendingAgeMs],
+      );
+      return {
+        outcomes,
+        destinations: backlog,
+        oldestPendingAgeMs: ages.length === 0 ? null : Math.max(...ages),
+      };
+    },
+    stop(stopOptions) {
+      stopping ??= (async () => {
+        running = false;
+        wakeAll();
+        const abandonAfterMs = stopOptions?.abandonAfterMs ?? 10_000;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(loops),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(() => {
+              abort.abort(new Error('the relay is stopping'));
+              resolve();
+            }, abandonAfterMs);
+          }),
+        ]);
+        if (timer !== undefined) clearTimeout(timer);
+        await Promise.all(loops);
+        await recordUnrecorded().catch(() => false);
+        await listener?.close().catch((error) => report(error, 'unlisten'));
+      })();
+      return stopping;
+    },
+  };
+}
