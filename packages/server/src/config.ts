@@ -74,6 +74,12 @@ export interface ServerConfig {
   readonly rateLimitPer15Minutes: number;
   /** Restaurant contexts (or client addresses) whose counts each rate-limit window holds. */
   readonly rateLimitMaxKeys: number;
+  /**
+   * `shared`: the rate limits are counted in the PostgreSQL server, one count for every process
+   * (the default with `STORE=postgres`); `process`: each process counts its own (the default, and
+   * the only choice, with one process: PGlite or memory).
+   */
+  readonly rateLimitScope: 'shared' | 'process';
   readonly requestTimeoutMs: number;
   /** A connection whose request headers have not all arrived by then is closed. */
   readonly headersTimeoutMs: number;
@@ -130,6 +136,9 @@ const environment = z.object({
   RATE_LIMIT_PER_SECOND: positiveInt('RATE_LIMIT_PER_SECOND').default(20),
   RATE_LIMIT_PER_15_MIN: positiveInt('RATE_LIMIT_PER_15_MIN').default(10_000),
   RATE_LIMIT_MAX_KEYS: positiveInt('RATE_LIMIT_MAX_KEYS').default(10_000),
+  RATE_LIMIT_SCOPE: z
+    .enum(['shared', 'process'], { message: 'RATE_LIMIT_SCOPE must be shared or process' })
+    .optional(),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
   HEADERS_TIMEOUT_MS: positiveInt('HEADERS_TIMEOUT_MS').default(10_000),
   MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(1_000),
@@ -309,6 +318,16 @@ export function loadConfig(
   if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
   const webhooks = webhookConfig(values, store.value);
   if (webhooks.isErr()) return err({ type: 'ConfigError', messages: [webhooks.error] });
+  const rateLimitScope =
+    values.RATE_LIMIT_SCOPE ?? (store.value.kind === 'postgres' ? 'shared' : 'process');
+  if (rateLimitScope === 'shared' && store.value.kind !== 'postgres') {
+    return err({
+      type: 'ConfigError',
+      messages: [
+        `RATE_LIMIT_SCOPE=shared counts in a PostgreSQL server: it needs STORE=postgres (STORE is ${store.value.kind}, one process, whose own counts are the limit)`,
+      ],
+    });
+  }
   return authConfig(values)
     .map(
       (auth): ServerConfig => ({
@@ -321,6 +340,7 @@ export function loadConfig(
         rateLimitPerSecond: values.RATE_LIMIT_PER_SECOND,
         rateLimitPer15Minutes: values.RATE_LIMIT_PER_15_MIN,
         rateLimitMaxKeys: values.RATE_LIMIT_MAX_KEYS,
+        rateLimitScope,
         requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
         headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
         maxConnections: values.MAX_CONNECTIONS,

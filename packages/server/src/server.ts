@@ -23,6 +23,7 @@ import { docsRoutes } from './docs.js';
 import { type AppParts, expressApp } from './express-app.js';
 import { fastifyApp } from './fastify-app.js';
 import { healthRoutes } from './host-routes.js';
+import { sharedRateLimits } from './shared-rate-limits.js';
 import { createWebhookDeliverer } from './webhooks.js';
 
 /** A running reference server. */
@@ -392,6 +393,7 @@ export async function startServer(
   // Until the store is open, everything but /healthz is a 503 to retry; the API's store is this
   // one's until then.
   const store = deferredStore();
+  const shared = config.rateLimitScope === 'shared' ? sharedRateLimits() : undefined;
   let started = false;
   let url = '';
   const parts: AppParts = {
@@ -415,6 +417,7 @@ export async function startServer(
         perSecond: config.rateLimitPerSecond,
         per15Minutes: config.rateLimitPer15Minutes,
         maxKeys: config.rateLimitMaxKeys,
+        ...(shared === undefined ? {} : { limiter: shared.limiter }),
       },
       requestTimeoutMs: config.requestTimeoutMs,
       onEvent: (event) => logger.info({ event }, 'domain event'),
@@ -432,6 +435,8 @@ export async function startServer(
   try {
     const { store: created, client } = await createStore(config, seed, logger);
     opened = created;
+    // RATE_LIMIT_SCOPE=shared is STORE=postgres only: the client is the server's pool.
+    if (shared !== undefined && client instanceof pg.Pool) shared.open(client);
     try {
       relay = client === undefined ? undefined : await startRelay(config, client, logger);
     } catch (error) {

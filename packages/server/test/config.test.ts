@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       rateLimitPerSecond: 20,
       rateLimitPer15Minutes: 10_000,
       rateLimitMaxKeys: 10_000,
+      rateLimitScope: 'process',
       requestTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       maxConnections: 1_000,
@@ -165,6 +166,8 @@ describe('loadConfig', () => {
     [{ AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'not a url' }, 'AUTH_JWKS_URL'],
     [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ RATE_LIMIT_PER_15_MIN: '-3' }, 'RATE_LIMIT_PER_15_MIN'],
+    [{ RATE_LIMIT_SCOPE: 'cluster' }, 'RATE_LIMIT_SCOPE'],
+    [{ RATE_LIMIT_SCOPE: 'shared' }, 'RATE_LIMIT_SCOPE=shared'],
     [{ REQUEST_TIMEOUT_MS: 'soon' }, 'REQUEST_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HOST: '' }, 'HOST'],
@@ -177,6 +180,15 @@ describe('loadConfig', () => {
   it('names every bad variable at once', () => {
     const messages = loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })._unsafeUnwrapErr().messages;
     expect(messages.join('\n')).toMatch(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+  });
+
+  it('shares the rate limits through the PostgreSQL server by default, unless RATE_LIMIT_SCOPE=process', () => {
+    const postgres = { STORE: 'postgres', DATABASE_URL: 'postgres://app:secret@db:5432/workforce' };
+    expect(loadConfig(postgres)._unsafeUnwrap().rateLimitScope).toBe('shared');
+    expect(
+      loadConfig({ ...postgres, RATE_LIMIT_SCOPE: 'process' })._unsafeUnwrap().rateLimitScope,
+    ).toBe('process');
+    expect(loadConfig({ STORE: 'memory' })._unsafeUnwrap().rateLimitScope).toBe('process');
   });
 
   it('reads the store: pglite in PGLITE_DIR, postgres at DATABASE_URL, or memory', () => {
