@@ -12,7 +12,7 @@ import {
 } from '@workforce-kit/types';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 const ANNEX = 'e4f5a6b7-c8d9-4e0f-a1b2-c3d4e5f6a7b8';
@@ -23,20 +23,6 @@ const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-async function login(
-  server: ServerProcess,
-  clientId: string,
-  clientSecret: string,
-): Promise<string> {
-  const res = await fetch(`${server.url}/authentication/v1/authentication/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ clientId, clientSecret, userAccessType: 'MACHINE_CLIENT' }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
-}
-
 describe.each(['express', 'fastify'])('the reference server on %s', (framework) => {
   let server: ServerProcess;
   let client: Client;
@@ -44,11 +30,10 @@ describe.each(['express', 'fastify'])('the reference server on %s', (framework) 
   beforeAll(async () => {
     server = await startReferenceServer({ HTTP_FRAMEWORK: framework });
     expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
-    const token = await login(
-      server,
-      'harbor-street-integration',
-      'demo-secret-harbor-street-7d3f9a',
-    );
+    const token = await devLogin(server.url, {
+      clientId: 'harbor-street-integration',
+      clientSecret: 'demo-secret-harbor-street-7d3f9a',
+    });
     client = createClient({ baseUrl: server.url, auth: () => token });
   }, 60_000);
 

@@ -12,7 +12,7 @@ import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgre
 import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const ROUNDS = 200;
 const CONCURRENCY = 8;
@@ -33,19 +33,6 @@ let database: PostgresServer;
 let pool: pg.Pool;
 let servers: ServerProcess[] = [];
 let token = '';
-
-async function login(url: string): Promise<string> {
-  const res = await fetch(`${url}/authentication/v1/authentication/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      clientId: client.clientId,
-      clientSecret: client.clientSecret,
-      userAccessType: 'MACHINE_CLIENT',
-    }),
-  });
-  return ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
-}
 
 function call(server: ServerProcess, method: string, path: string): Promise<Response> {
   return fetch(`${server.url}${path}`, {
@@ -103,7 +90,7 @@ beforeAll(async () => {
       }),
     ),
   );
-  token = await login(serverFor(0).url);
+  token = await devLogin(serverFor(0).url, client);
 }, 120_000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
 // spent (30 requests), so that no request's outcome depends on when a second begins.
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const PROCESSES = 4;
 const LIMIT = 30;
@@ -14,7 +14,6 @@ const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 const CLIENT = {
   clientId: 'harbor-street-integration',
   clientSecret: 'demo-secret-harbor-street-7d3f9a',
-  userAccessType: 'MACHINE_CLIENT',
 };
 const SECRET = 'shared-rate-limit-test-secret-0123456789abcdef';
 
@@ -44,19 +43,14 @@ async function startProcesses(scope: 'shared' | 'process' | undefined): Promise<
 
 /** GETs of the restaurant, spread over the processes in turn: the statuses, counted. */
 async function spread(servers: ServerProcess[]): Promise<Record<number, number>> {
-  const login = await fetch(`${servers[0]?.url}/authentication/v1/authentication/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(CLIENT),
-  });
-  const { token } = (await login.json()) as { token: { accessToken: string } };
+  const token = await devLogin((servers[0] as ServerProcess).url, CLIENT);
   const statuses: Record<number, number> = {};
   await Promise.all(
     Array.from({ length: REQUESTS }, async (_, i) => {
       const server = servers[i % servers.length] as ServerProcess;
       const res = await fetch(`${server.url}/restaurants/v1/restaurants/${HARBOR}`, {
         headers: {
-          authorization: `Bearer ${token.accessToken}`,
+          authorization: `Bearer ${token}`,
           'platform-restaurant-external-id': HARBOR,
         },
       });

@@ -38,20 +38,14 @@ export async function startReferenceServer(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const output = collectOutput(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`the server did not start:\n${output}`)),
+      () => reject(new Error(`the server did not start:\n${output()}`)),
       30_000,
     );
     const onData = () => {
-      const found = /listening on (http:\/\/\S+)/.exec(output);
+      const found = /listening on (http:\/\/\S+)/.exec(output());
       if (found?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(found[1]);
@@ -60,7 +54,7 @@ export async function startReferenceServer(
     child.stdout?.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the server exited with ${code}:\n${output}`));
+      reject(new Error(`the server exited with ${code}:\n${output()}`));
     });
   });
   const exited = new Promise<number | null>((resolve) =>
@@ -69,7 +63,7 @@ export async function startReferenceServer(
   return {
     url,
     process: child,
-    output: () => output,
+    output,
     stop: () => {
       child.kill('SIGTERM');
       return exited;
@@ -94,15 +88,41 @@ export function runReferenceCommand(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const output = collectOutput(child);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
+    child.once('close', (code) => resolve({ code, output: output() }));
   });
+}
+
+/** What a child process writes to stdout and stderr, as it comes. */
+function collectOutput(child: ChildProcess): () => string {
+  let text = '';
+  const append = (chunk: Buffer) => {
+    text += chunk.toString();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  return () => text;
+}
+
+/** A development-login client of a seed: its id and secret. */
+export interface LoginClient {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/** A token from the development login of the server at `url`, for a client of its seed. */
+export async function devLogin(url: string, client: LoginClient): Promise<string> {
+  const res = await fetch(`${url}/authentication/v1/authentication/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      userAccessType: 'MACHINE_CLIENT',
+    }),
+  });
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
 }

@@ -18,6 +18,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  devLogin,
   runReferenceCommand,
   type ServerProcess,
   startReferenceServer,
@@ -180,19 +181,6 @@ function serverEnv(databaseUrl: string, extra: Record<string, string> = {}) {
   };
 }
 
-async function login(url: string): Promise<string> {
-  const res = await fetch(`${url}/authentication/v1/authentication/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      clientId: client.clientId,
-      clientSecret: client.clientSecret,
-      userAccessType: 'MACHINE_CLIENT',
-    }),
-  });
-  return ((await res.json()) as { token: { accessToken: string } }).token.accessToken;
-}
-
 /** The answers of the changes, by the request id each was sent with. */
 const answers = new Map<string, { status: number; body: Record<string, unknown> }>();
 
@@ -253,7 +241,7 @@ beforeAll(async () => {
       ),
     ),
   );
-  token = await login(serverFor(0).url);
+  token = await devLogin(serverFor(0).url, client);
 }, 120_000);
 
 afterAll(async () => {
