@@ -197,6 +197,22 @@ function validValueArb(engine: Engine, op: SpecOperation, p: SpecParameter): fc.
   }
   if (p.in === 'path' && isUnconstrained(p)) {
     arbs.push({ weight: 1, arbitrary: badEncodingArb.map((text): Value => ({ text, raw: true })) });
+    // External identifiers beyond ASCII, in every run's reach: a store that mishandles them
+    // answers 500 (free text reaches them too rarely for 100 runs to be sure).
+    arbs.push({
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.stringMatching(/^[A-Z]{1,8}$/),
+          fc.stringMatching(/^[A-Za-z0-9-]{0,8}$/),
+          fc.array(nonAsciiArb, { minLength: 1, maxLength: 4 }),
+        )
+        .map(
+          ([authority, value, extra]): Value => ({
+            text: `${authority}:${value}${extra.join('')}`,
+          }),
+        ),
+    });
   }
   return fc.oneof(...arbs);
 }
