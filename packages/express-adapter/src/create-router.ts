@@ -6,7 +6,6 @@ import {
   domainProblem,
   INTERNAL_ERROR,
   isJsonMediaType,
-  type Logger,
   logDomainError,
   type ProblemOccurrence,
   permitRestaurant,
@@ -14,16 +13,11 @@ import {
   RESTAURANT_HEADER,
   RETRY_AFTER_SECONDS,
   RequestDeadlines,
+  RequestLogger,
   redactedUrl,
   validationProblem,
 } from '@workforce-kit/http';
-import express, {
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-  type Router,
-} from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { sendJson } from './json-response.js';
 import { problemOf } from './parser-errors.js';
 import { problemHandler, writeProblem } from './problem-details.js';
@@ -39,27 +33,22 @@ export type WorkforceRouter = Router & {
 };
 
 /** What the router knows of a request it took, kept on `res.locals`. */
-class RequestState {
-  #log: Logger | undefined;
-
-  constructor(
-    readonly requestId: string,
-    private readonly logger: Logger,
-    /** Whether a path segment did not percent-decode (routing then took it literally). */
-    readonly undecodable: boolean,
-  ) {}
-
-  /** The request's logger: every line carries the request id. Made on first use. */
-  get log(): Logger {
-    this.#log ??= this.logger.child({ requestId: this.requestId });
-    return this.#log;
-  }
+interface RequestState {
+  readonly requestId: string;
+  /** The request's logger: every line carries the request id. */
+  readonly log: RequestLogger;
+  /** Whether a path segment did not percent-decode (routing then took it literally). */
+  readonly undecodable: boolean;
 }
 
 const STATE = 'workforceKit';
+const UNDECODABLE = 'workforceKitUndecodable';
 const stateOf = (res: Response): RequestState => res.locals[STATE] as RequestState;
-const findState = (res: Response): RequestState | undefined =>
-  res.locals[STATE] as RequestState | undefined;
+
+const UNSUPPORTED_MEDIA_TYPE: ProblemOccurrence = {
+  code: 'UNSUPPORTED_MEDIA_TYPE',
+  detail: 'Content-Type must be application/json.',
+};
 
 /** `/labor/v1/shifts/{shiftId}` as Express writes it: `/labor/v1/shifts/:shiftId`. */
 const expressPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
@@ -129,6 +118,8 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   const api = createApi(options);
   const parseJson = express.json({ limit: api.bodyLimitBytes, strict: false });
   const handleError = problemHandler({ logger: api.logger });
+  const prefixes = [...api.prefixes];
+  const ownsPath = (url: string) => prefixes.some((prefix) => url.startsWith(`${prefix}/`));
 
   /**
    * Answers a problem, and stops the request's clock. With `validateResponses`, a problem the spec
@@ -154,11 +145,14 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     });
   });
 
-  /** Every request under the API's prefixes: its id, headers, deadline and log line. */
-  const begin: RequestHandler = (req, res, next) => {
-    const undecodable = req.url.includes('%') && escapeUndecodable(req.url) !== req.url;
-    if (undecodable) req.url = escapeUndecodable(req.url);
-    const state = new RequestState(requestIdOf(req, res), api.logger, undecodable);
+  /** Every request the router takes: its id, headers, deadline and log line. */
+  function begin(req: Request, res: Response, undecodable: boolean): RequestState {
+    const requestId = requestIdOf(req, res);
+    const state: RequestState = {
+      requestId,
+      log: new RequestLogger(api.logger, requestId),
+      undecodable,
+    };
     res.locals[STATE] = state;
     // Answers carry personal data (employees) and are never to be cached or sniffed.
     res.setHeader('Cache-Control', 'no-store');
@@ -178,147 +172,149 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
         );
       });
     }
-    next();
-  };
+    return state;
+  }
 
-  /** The bearer token (401, 403 without the scope), and the restaurant it may act for (403). */
-  const authorize =
-    (operation: ApiOperation): RequestHandler =>
-    (req, res, next) => {
-      const { log } = stateOf(res);
-      authenticate(api.verifier, req.headers.authorization, operation.scope, log).then(
-        (authentication) => {
-          if (authentication.problem !== undefined) {
-            return problem(res, authentication.problem, operation);
-          }
-          const permission = permitRestaurant(
-            authentication.principal,
-            req.headers[RESTAURANT_HEADER],
-            req.socket.remoteAddress,
-          );
-          if (permission.problem !== undefined) return problem(res, permission.problem, operation);
-          res.locals.rateLimitKey = permission.rateLimitKey;
-          next();
-        },
-        next,
-      );
-    };
-
-  /** The rate limits of the restaurant context (or the client's address): 429. */
-  const rateLimit =
-    (operation: ApiOperation): RequestHandler =>
-    (_req, res, next) => {
-      const key = res.locals.rateLimitKey as string;
-      api.rateLimiter?.check(key, stateOf(res).log).then((decision) => {
-        res.set(decision.headers);
-        if (decision.refused !== undefined) problem(res, decision.refused, operation);
-        else next();
-      }, next);
-    };
-
-  /** An operation with a body takes `application/json` (UTF-8) only: 415. */
-  const mediaType =
-    (operation: ApiOperation): RequestHandler =>
-    (req, res, next) => {
-      if (isJsonMediaType(req.headers['content-type'])) return next();
-      const refusal = {
-        code: 'UNSUPPORTED_MEDIA_TYPE',
-        detail: 'Content-Type must be application/json.',
-      } as const;
-      problem(res, refusal, operation);
-    };
-
-  /** The JSON body (413, 400); an empty body (most unarchives) is none. */
-  const readBody =
-    (operation: ApiOperation): RequestHandler =>
-    (req, res, next) => {
-      if (req.headers['content-length'] === '0') return next();
+  /** The JSON body (413, 400): the problem that refuses it, if any. */
+  function readBody(req: Request, res: Response): Promise<ProblemOccurrence | undefined> {
+    return new Promise((resolve, reject) => {
       parseJson(req, res, (error?: unknown) => {
-        if (error === undefined) return next();
+        if (error === undefined) return resolve(undefined);
         const refusal = problemOf(error);
-        if (refusal === undefined) next(error);
-        else problem(res, refusal, operation);
+        if (refusal === undefined) reject(error);
+        else resolve(refusal);
       });
-    };
+    });
+  }
 
-  /** Validation against the spec (400), then the use case: 200, or its problem. */
-  const respond =
-    (operation: ApiOperation): RequestHandler =>
-    (req, res, next) => {
-      // Answered already (the request timed out while its body or a check was pending): the
-      // client was told it failed, so its change must not start.
-      if (res.headersSent) return;
-      const state = stateOf(res);
-      const bad = state.undecodable ? undecodableParam(operation, req) : undefined;
-      if (bad !== undefined) {
-        const input = {
-          path: `/params/${bad}`,
-          message: 'is not valid percent-encoding',
-          missing: false,
-        };
-        return problem(res, validationProblem([input], new Map()), operation);
-      }
-      // Express parses the query string on every read of req.query: read it once, and only if any.
-      const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : NO_QUERY;
-      const validate = api.requestValidators.get(operation.id);
-      // Each parameter of these routes is one path segment: a string.
-      const params = req.params as Record<string, string>;
-      const check = validate?.({ params, headers: req.headers, query, body: req.body });
-      if (check === undefined || !check.valid) {
-        const invalid = check?.invalid ?? [];
-        return problem(res, validationProblem(invalid, operation.identifierMessages), operation);
-      }
-      const restaurantContext = req.headers[RESTAURANT_HEADER];
-      api
-        .run(operation.id, {
-          params,
-          query: check.query,
-          restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
-          requestId: state.requestId,
-        })
-        .then((result) => {
-          if (result.error !== undefined) {
-            logDomainError(result.error, state.log);
-            return problem(res, domainProblem(result.error), operation);
-          }
-          api.emit(result.events, state.log);
-          if (res.headersSent) return;
-          const mismatch = api.responseValidator?.(operation, 200, result.body);
-          if (mismatch !== undefined) {
-            state.log.error({ mismatch }, 'the response does not match the spec');
-            return problem(res, INTERNAL_ERROR, operation);
-          }
-          sendJson(res, result.body);
-          deadlines.finish(res);
-        }, next);
-    };
+  /**
+   * An operation's request, top to bottom: the bearer token (401, 403 without the scope), the
+   * restaurant it may act for (403), the rate limits (429), the media type (415) and the body
+   * (413, 400), validation against the spec (400), then the use case: 200, or its problem.
+   */
+  async function serve(operation: ApiOperation, req: Request, res: Response): Promise<void> {
+    const state = stateOf(res);
+    const authentication = await authenticate(
+      api.verifier,
+      req.headers.authorization,
+      operation.scope,
+      state.log,
+    );
+    if (authentication.problem !== undefined) {
+      return problem(res, authentication.problem, operation);
+    }
+    const permission = permitRestaurant(
+      authentication.principal,
+      req.headers[RESTAURANT_HEADER],
+      req.socket.remoteAddress,
+    );
+    if (permission.problem !== undefined) return problem(res, permission.problem, operation);
 
-  const prefixes = [...api.prefixes];
+    if (api.rateLimiter !== undefined) {
+      const decision = await api.rateLimiter.check(permission.rateLimitKey, state.log);
+      res.set(decision.headers);
+      if (decision.refused !== undefined) return problem(res, decision.refused, operation);
+    }
+
+    if (operation.bodySchema !== undefined) {
+      if (!isJsonMediaType(req.headers['content-type'])) {
+        return problem(res, UNSUPPORTED_MEDIA_TYPE, operation);
+      }
+      // An empty body (most unarchives) is none.
+      if (req.headers['content-length'] !== '0') {
+        const refusal = await readBody(req, res);
+        if (refusal !== undefined) return problem(res, refusal, operation);
+      }
+    }
+    // Answered already (the request timed out while its body or a check was pending): the
+    // client was told it failed, so its change must not start.
+    if (res.headersSent) return;
+
+    const bad = state.undecodable ? undecodableParam(operation, req) : undefined;
+    if (bad !== undefined) {
+      const input = {
+        path: `/params/${bad}`,
+        message: 'is not valid percent-encoding',
+        missing: false,
+      };
+      return problem(res, validationProblem([input], new Map()), operation);
+    }
+    // Express parses the query string on every read of req.query: read it once, and only if any.
+    const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : NO_QUERY;
+    // Each parameter of these routes is one path segment: a string.
+    const params = req.params as Record<string, string>;
+    const check = api.requestValidators.get(operation.id)?.({
+      params,
+      headers: req.headers,
+      query,
+      body: req.body,
+    });
+    if (check === undefined || !check.valid) {
+      const invalid = check?.invalid ?? [];
+      return problem(res, validationProblem(invalid, operation.identifierMessages), operation);
+    }
+
+    const restaurantContext = req.headers[RESTAURANT_HEADER];
+    const result = await api.run(operation.id, {
+      params,
+      query: check.query,
+      restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
+      requestId: state.requestId,
+    });
+    if (result.error !== undefined) {
+      logDomainError(result.error, state.log);
+      return problem(res, domainProblem(result.error), operation);
+    }
+    api.emit(result.events, state.log);
+    if (res.headersSent) return;
+    const mismatch = api.responseValidator?.(operation, 200, result.body);
+    if (mismatch !== undefined) {
+      state.log.error({ mismatch }, 'the response does not match the spec');
+      return problem(res, INTERNAL_ERROR, operation);
+    }
+    sendJson(res, result.body);
+    deadlines.finish(res);
+  }
+
+  /** An unexpected error of a request the router took: a logged 500 (or the parser's problem). */
+  function fail(error: unknown, req: Request, res: Response, next: NextFunction): void {
+    handleError(error, req, res, next);
+    deadlines.finish(res);
+  }
+
   const router = express.Router({ caseSensitive: true, strict: true });
-  router.use(prefixes, begin);
+  // A path segment that does not percent-decode is taken literally for routing (see
+  // escapeUndecodable); the operation then refuses it, after the token is checked.
+  router.use((req, res, next) => {
+    if (req.url.includes('%') && ownsPath(req.url)) {
+      const escaped = escapeUndecodable(req.url);
+      if (escaped !== req.url) {
+        req.url = escaped;
+        res.locals[UNDECODABLE] = true;
+      }
+    }
+    next();
+  });
   for (const operation of api.operations) {
-    const steps = [authorize(operation)];
-    if (api.rateLimiter !== undefined) steps.push(rateLimit(operation));
-    if (operation.bodySchema !== undefined) steps.push(mediaType(operation), readBody(operation));
     const method = operation.method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch';
-    router[method](expressPath(operation.path), ...steps, respond(operation));
+    router[method](expressPath(operation.path), (req, res, next) => {
+      begin(req, res, res.locals[UNDECODABLE] === true);
+      serve(operation, req, res).catch((error: unknown) => fail(error, req, res, next));
+    });
   }
   for (const { template, allow } of api.paths) {
-    router.all(expressPath(template), (req, res) =>
+    router.all(expressPath(template), (req, res) => {
+      begin(req, res, false);
       problem(res, {
         code: 'METHOD_NOT_ALLOWED',
         detail: `${req.method} is not supported here; use ${allow}.`,
         headers: { Allow: allow },
-      }),
-    );
+      });
+    });
   }
-  router.use(prefixes, (_req, res) =>
-    problem(res, { code: 'NOT_FOUND', detail: 'No operation has this path.' }),
-  );
-  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (findState(res) === undefined) return next(error);
-    handleError(error, req, res, next);
-    deadlines.finish(res);
+  router.use(prefixes, (req, res) => {
+    begin(req, res, false);
+    problem(res, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
   });
 
   return Object.assign(router, { ready: Promise.resolve() });

@@ -19,6 +19,7 @@ import {
   RESTAURANT_HEADER,
   RETRY_AFTER_SECONDS,
   RequestDeadlines,
+  RequestLogger,
   redactedUrl,
   requestSchemas,
   validationProblem,
@@ -40,18 +41,15 @@ export type WorkforceKitOptions = ApiOptions;
 
 /** What the plugin knows of a request it took. */
 class RequestState {
-  #log: Logger | undefined;
+  /** The request's logger: every line carries the request id. */
+  readonly log: RequestLogger;
   rateLimitKey = '';
 
   constructor(
     readonly requestId: string,
-    private readonly logger: Logger,
-  ) {}
-
-  /** The request's logger: every line carries the request id. Made on first use. */
-  get log(): Logger {
-    this.#log ??= this.logger.child({ requestId: this.requestId });
-    return this.#log;
+    logger: Logger,
+  ) {
+    this.log = new RequestLogger(logger, requestId);
   }
 }
 

@@ -60,6 +60,7 @@ export {
 export { redactedUrl } from './redacted-url.js';
 export { RequestDeadlines } from './request-deadlines.js';
 export { requestIdFrom } from './request-id.js';
+export { RequestLogger } from './request-logger.js';
 export {
   createSchemaCompiler,
   type PartSchema,
