@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
+import { x as extractTar } from 'tar';
 import { LOCK_FILE_NAME, lockDirectory } from './directory-lock.js';
 
 /**
@@ -47,7 +48,7 @@ const BUILT_TEMPLATE = fileURLToPath(new URL('../pglite-template/pgdata.tar.gz',
 
 /** Present while {@link openPGlite} moves a database it created into place; gone once complete. */
 const CREATING_MARKER = 'workforce-kit.creating';
-/** Where the child process creates the database, inside the directory (so one rename each). */
+/** Where a new database is made, inside the directory (so one rename each). */
 const CREATING_DIR = 'workforce-kit.creating.d';
 
 /**
@@ -65,12 +66,13 @@ const CREATING_DIR = 'workforce-kit.creating.d';
  * locate a valid checkpoint record"). To share one database among processes, use a PostgreSQL
  * server.
  *
- * A new database is created in a short-lived child process, whose memory (several hundred MB in
- * PGlite: a second engine and initdb's own) goes back to the system when it exits; this process
- * then opens the database as on any later start. It starts from the empty database this package
- * is built with (a 4 MB tarball, about a second) rather than running `initdb` (several seconds),
- * unless `creation.template` says otherwise or PGlite cannot start on it. PGlite starts
- * with {@link PGLITE_SETTINGS} (`shared_buffers` of 16 MB) unless `options.startParams` is given.
+ * A new database starts from the empty database this package is built with (a 4 MB tarball,
+ * unpacked into the directory in well under a second), migrations applied, rather than from
+ * PostgreSQL's `initdb` (several seconds), unless `creation.template` says otherwise; when PGlite
+ * cannot start on the template, the database is made with `initdb` instead. `initdb` runs in a
+ * short-lived child process, whose memory (a second engine and initdb's own, several hundred MB in
+ * PGlite) goes back to the system when it exits. PGlite starts with {@link PGLITE_SETTINGS}
+ * (`shared_buffers` of 16 MB) unless `options.startParams` is given.
  * A creation that is interrupted (the process killed) is started over by the next open; a
  * directory that holds other files but no database is refused rather than written into.
  *
@@ -105,12 +107,24 @@ export async function openPGlite(
       ...PGlite.defaultStartParams,
       ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ];
+    const open = () => PGlite.create(dataDir, { ...options, startParams });
     // A database loaded from a tarball (`loadDataDir`) is created by PGlite itself.
-    if (options.loadDataDir === undefined) {
-      const template = creation.template ?? (existsSync(BUILT_TEMPLATE) ? BUILT_TEMPLATE : false);
-      await createDatabaseIfMissing(dataDir, template);
+    const created =
+      options.loadDataDir === undefined
+        ? await createDatabaseIfMissing(
+            dataDir,
+            creation.template ?? (existsSync(BUILT_TEMPLATE) ? BUILT_TEMPLATE : false),
+          )
+        : 'none';
+    try {
+      db = await open();
+    } catch (error) {
+      if (created !== 'template') throw error;
+      // Not a database this PGlite starts on (another PostgreSQL version): made anew by initdb.
+      removeDatabase(dataDir);
+      await createDatabaseIfMissing(dataDir, false);
+      db = await open();
     }
-    db = await PGlite.create(dataDir, { ...options, startParams });
   } catch (error) {
     lock.release();
     throw error instanceof PGliteOpenError ? error : new PGliteOpenError(dataDir, error);
@@ -129,18 +143,31 @@ export async function openPGlite(
   return db;
 }
 
+const isOurs = (name: string) =>
+  name.startsWith(LOCK_FILE_NAME) || name === CREATING_MARKER || name === CREATING_DIR;
+
+/** Removes the database of a directory (not its lock). */
+function removeDatabase(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    if (!name.startsWith(LOCK_FILE_NAME))
+      rmSync(join(dataDir, name), { recursive: true, force: true });
+  }
+}
+
 /**
- * Creates the database of a directory that has none (no `PG_VERSION`), in a child process, into a
- * folder inside the directory; then moves it into place, `PG_VERSION` last, under a marker that
- * lets the next open start an interrupted creation over.
+ * Creates the database of a directory that has none (no `PG_VERSION`) into a folder inside the
+ * directory, from the template (unpacked) or by `initdb` (a tarball that does not unpack falls back
+ * to it); then moves it into place, `PG_VERSION` last, under a marker that lets the next open
+ * start an interrupted creation over. Says how the database was made, if it was.
  */
-async function createDatabaseIfMissing(dataDir: string, template: string | false): Promise<void> {
+async function createDatabaseIfMissing(
+  dataDir: string,
+  template: string | false,
+): Promise<'none' | 'template' | 'initdb'> {
   const dir = resolve(dataDir);
-  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  if (existsSync(join(dir, 'PG_VERSION'))) return 'none';
   const marker = join(dir, CREATING_MARKER);
-  const ours = (name: string) =>
-    name.startsWith(LOCK_FILE_NAME) || name === CREATING_MARKER || name === CREATING_DIR;
-  const foreign = readdirSync(dir).filter((name) => !ours(name));
+  const foreign = readdirSync(dir).filter((name) => !isOurs(name));
   if (foreign.length > 0 && !existsSync(marker)) {
     throw new PGliteOpenError(
       dataDir,
@@ -153,41 +180,53 @@ async function createDatabaseIfMissing(dataDir: string, template: string | false
   for (const name of foreign) rmSync(join(dir, name), { recursive: true, force: true });
   const creating = join(dir, CREATING_DIR);
   rmSync(creating, { recursive: true, force: true });
-  await createInChildProcess(creating, template);
+  mkdirSync(creating);
+  let made: 'template' | 'initdb' = 'initdb';
+  if (template !== false) {
+    try {
+      // PGlite's tarball names its files from the root (`/PG_VERSION`): tar strips the `/` and
+      // says so (TAR_ENTRY_INFO); any other warning (not an archive, a bad entry) is a failure.
+      const problems: string[] = [];
+      await extractTar({
+        file: template,
+        cwd: creating,
+        // PostgreSQL reads no file times: setting each one's would only add a call per file.
+        noMtime: true,
+        onwarn: (code, message) => {
+          if (code !== 'TAR_ENTRY_INFO') problems.push(`${code}: ${String(message)}`);
+        },
+      });
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      made = 'template';
+    } catch {
+      rmSync(creating, { recursive: true, force: true });
+      mkdirSync(creating);
+    }
+  }
+  if (made === 'initdb') await initdbInChildProcess(creating);
   writeFileSync(marker, '');
   const names = readdirSync(creating).filter((name) => name !== 'PG_VERSION');
   for (const name of [...names, 'PG_VERSION']) renameSync(join(creating, name), join(dir, name));
   rmSync(creating, { recursive: true, force: true });
   rmSync(marker);
+  return made;
 }
 
 /**
- * Runs PGlite's database creation in a child Node process, which exits when it is done: from the
- * template when there is one PGlite starts on, else with `initdb`.
+ * Runs PGlite's `initdb` in a child Node process into `directory`, which exits when it is done.
  */
-function createInChildProcess(directory: string, template: string | false): Promise<void> {
+function initdbInChildProcess(directory: string): Promise<void> {
   const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
   const program = `
-    import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-    const [pglite, directory, template] = process.argv.slice(1);
+    const [pglite, directory] = process.argv.slice(1);
     const { PGlite } = await import(pglite);
-    let db;
-    if (template !== '') {
-      try {
-        db = await PGlite.create(directory, { loadDataDir: new Blob([readFileSync(template)]) });
-      } catch (error) {
-        process.stderr.write('the template cannot be used (' + error.message + '): initdb\\n');
-        rmSync(directory, { recursive: true, force: true });
-        mkdirSync(directory);
-      }
-    }
-    db ??= await PGlite.create(directory);
+    const db = await PGlite.create(directory);
     await db.close();
   `;
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '--eval', program, pglite, directory, template || ''],
+      ['--input-type=module', '--eval', program, pglite, directory],
       { maxBuffer: 1 << 20 },
       (error, _stdout, stderr) => {
         if (error === null) done();

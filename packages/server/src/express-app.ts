@@ -1,35 +1,13 @@
 import {
   createRouter,
   problemHandler,
-  type RouterOptions,
   requestIds,
   sendProblem,
 } from '@workforce-kit/express-adapter';
-import type { Logger } from '@workforce-kit/http';
 import express, { type Response } from 'express';
 import getRawBody from 'raw-body';
-import type { HostAnswer, HostRoute } from './host-routes.js';
+import { type AppParts, type HostAnswer, NOT_FOUND, STARTING } from './host-routes.js';
 import { securityHeaders } from './security-headers.js';
-
-/** What both frameworks' apps of the reference server are made of. */
-export interface AppParts {
-  /** The routes outside the API: health, docs, the development login. */
-  readonly routes: readonly HostRoute[];
-  /** The API's options (its store may be opened after the port is bound). */
-  readonly api: RouterOptions;
-  /** Whether the store is open: until then, everything but `/healthz` is a 503 to retry. */
-  readonly started: () => boolean;
-  readonly logger: Logger;
-}
-
-/** While the store is not open yet. */
-export const STARTING = {
-  code: 'STORAGE_UNAVAILABLE',
-  detail: 'The server is starting: the store is not open yet.',
-  headers: { 'Retry-After': '1' },
-} as const;
-
-export const NOT_FOUND = { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' } as const;
 
 function send(res: Response, answer: HostAnswer): void {
   if (answer.problem !== undefined) {

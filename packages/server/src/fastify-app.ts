@@ -8,7 +8,7 @@ import {
   workforceKit,
 } from '@workforce-kit/fastify-adapter';
 import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
-import { type AppParts, NOT_FOUND, STARTING } from './express-app.js';
+import { type AppParts, NOT_FOUND, STARTING } from './host-routes.js';
 import { securityHeaders } from './security-headers.js';
 
 const UNDECODABLE_PATH = {

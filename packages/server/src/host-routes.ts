@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
-import type { ProblemOccurrence } from '@workforce-kit/http';
+import type { ApiOptions, Logger, ProblemOccurrence } from '@workforce-kit/http';
 
 /**
  * A request to a route of the reference server outside the API (health, docs, the development
@@ -67,3 +67,23 @@ export function healthRoutes(store: () => Pick<WorkforceStore, 'ping'>): HostRou
     },
   ];
 }
+
+/** What both frameworks' apps of the reference server are made of. */
+export interface AppParts {
+  /** The routes outside the API: health, docs, the development login. */
+  readonly routes: readonly HostRoute[];
+  /** The API's options (its store may be opened after the port is bound). */
+  readonly api: ApiOptions;
+  /** Whether the store is open: until then, everything but `/healthz` is a 503 to retry. */
+  readonly started: () => boolean;
+  readonly logger: Logger;
+}
+
+/** While the store is not open yet. */
+export const STARTING = {
+  code: 'STORAGE_UNAVAILABLE',
+  detail: 'The server is starting: the store is not open yet.',
+  headers: { 'Retry-After': '1' },
+} as const;
+
+export const NOT_FOUND = { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' } as const;

@@ -20,9 +20,7 @@ import { type Logger, pino } from 'pino';
 import type { ServerConfig } from './config.js';
 import { devLoginRoutes } from './dev-login.js';
 import { docsRoutes } from './docs.js';
-import { type AppParts, expressApp } from './express-app.js';
-import { fastifyApp } from './fastify-app.js';
-import { healthRoutes } from './host-routes.js';
+import { type AppParts, healthRoutes } from './host-routes.js';
 import { sharedRateLimits } from './shared-rate-limits.js';
 import { createWebhookDeliverer } from './webhooks.js';
 
@@ -243,13 +241,16 @@ function httpServer(config: ServerConfig, handler?: RequestListener): Server {
 async function listen(parts: AppParts, config: ServerConfig): Promise<Server> {
   let server: Server | undefined;
   try {
+    // Only the configured framework is loaded: the other would cost start-up time and memory.
     if (config.httpFramework === 'fastify') {
+      const { fastifyApp } = await import('./fastify-app.js');
       const app = await fastifyApp(parts, (handler) => {
         server = httpServer(config, handler);
         return server;
       });
       await app.listen({ port: config.port, host: config.host });
     } else {
+      const { expressApp } = await import('./express-app.js');
       server = httpServer(config, expressApp(parts));
       const listening = server;
       await new Promise<void>((resolve, reject) => {
