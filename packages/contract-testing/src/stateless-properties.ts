@@ -153,6 +153,23 @@ const badEncodingArb = fc
   .map((parts) => parts.join(''))
   .filter((text) => !decodable(text));
 
+/**
+ * External identifiers (`{namingAuthority}:{value}`) of records no seed has: ASCII ones, or, with
+ * `beyondAscii`, ones whose value ends in characters beyond ASCII.
+ */
+const externalIdArb = (beyondAscii: boolean) =>
+  fc
+    .tuple(
+      fc.stringMatching(/^[A-Z]{1,8}$/),
+      fc.stringMatching(/^[A-Za-z0-9-]{0,8}$/),
+      fc.array(nonAsciiArb, { minLength: beyondAscii ? 1 : 0, maxLength: beyondAscii ? 4 : 0 }),
+    )
+    .map(([authority, value, extra]) => `${authority}:${value}${extra.join('')}`);
+
+/** Whether path parameter `p` takes external identifiers, beyond ASCII too. */
+const acceptsExternalIds = (spec: Spec, p: SpecParameter) =>
+  p.in === 'path' && isValidText(spec, p, 'SEED:x\u00e9\u{1F600}');
+
 /** The identifiers of the seed's records, by the collection segment that precedes a path parameter. */
 function identifierPools(engine: Engine): ReadonlyMap<string, readonly string[]> {
   const { world } = engine;
@@ -197,22 +214,12 @@ function validValueArb(engine: Engine, op: SpecOperation, p: SpecParameter): fc.
   }
   if (p.in === 'path' && isUnconstrained(p)) {
     arbs.push({ weight: 1, arbitrary: badEncodingArb.map((text): Value => ({ text, raw: true })) });
+  }
+  if (acceptsExternalIds(engine.spec, p)) {
     // External identifiers beyond ASCII, in every run's reach: a store that mishandles them
-    // answers 500 (free text reaches them too rarely for 100 runs to be sure).
-    arbs.push({
-      weight: 1,
-      arbitrary: fc
-        .tuple(
-          fc.stringMatching(/^[A-Z]{1,8}$/),
-          fc.stringMatching(/^[A-Za-z0-9-]{0,8}$/),
-          fc.array(nonAsciiArb, { minLength: 1, maxLength: 4 }),
-        )
-        .map(
-          ([authority, value, extra]): Value => ({
-            text: `${authority}:${value}${extra.join('')}`,
-          }),
-        ),
-    });
+    // answers 500 (the schema's text reaches them too rarely for 100 runs to be sure).
+    const beyondAscii = externalIdArb(true).filter((text) => isValidText(engine.spec, p, text));
+    arbs.push({ weight: 1, arbitrary: beyondAscii.map((text): Value => ({ text })) });
   }
   return fc.oneof(...arbs);
 }
@@ -681,8 +688,43 @@ export function statelessProperties(engine: Engine): PropertyDefinition[] {
       });
     }
   }
+  for (const op of spec.operations) {
+    const definition = externalIdentifiers(engine, op);
+    if (definition !== undefined) definitions.push(definition);
+  }
   definitions.push(wrongMethod(engine), unknownPath(engine));
   return definitions;
+}
+
+/**
+ * Every well-formed external identifier of a path parameter that takes them, ASCII or not, reaches the
+ * store (a full grant, a valid request) and is answered as documented: found or not, never a 5xx.
+ * Its own property, so that each run reaches the store: the valid requests draw these too, but
+ * rarely authorized and valid all at once.
+ */
+function externalIdentifiers(engine: Engine, op: SpecOperation): PropertyDefinition | undefined {
+  const p = op.parameters.find((q) => acceptsExternalIds(engine.spec, q));
+  if (p === undefined) return undefined;
+  const full: Grant = { scopes: engine.spec.scopes, restaurants: '*' };
+  return {
+    name: `stateless.${op.id}.external-identifiers`,
+    group: 'stateless',
+    summary: `any well-formed external identifier, ASCII or beyond, given to ${op.id} gets a documented answer, never a 5xx`,
+    runs: (runs) => Math.ceil(runs / 2),
+    build: (e) =>
+      fc.asyncProperty(
+        validDraftArb(e, op, fc.constant(full)),
+        fc
+          .oneof(externalIdArb(false), externalIdArb(true))
+          .filter((text) => isValidText(e.spec, p, text)),
+        recorded(e, async (valid, externalId) => {
+          await beginRun(e, { fresh: false });
+          const req = await draftToWire(e, setValue(valid, p, { text: externalId }));
+          const res = await e.client.send(req);
+          checkDocumented(e.spec, op, req, res);
+        }),
+      ) as unknown as ContractProperty,
+  };
 }
 
 /** The methods a path answers: its operations', and HEAD wherever GET is (RFC 9110). */
