@@ -50,5 +50,9 @@ export {
   type PGliteCreation,
   PGliteOpenError,
 } from './pglite.js';
-export { createPostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export {
+  createPostgresStore,
+  type PostgresStoreOptions,
+  RECORD_CACHE_SIZE,
+} from './postgres-store.js';
 export type { SqlClient } from './sql-client.js';

@@ -18,6 +18,7 @@ import {
   versionConflict,
   type WorkforceStore,
 } from '@workforce-kit/core';
+import { LRUCache } from 'lru-cache';
 import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 import { migrate } from './migrations.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
@@ -40,16 +41,21 @@ export interface PostgresStoreOptions {
    */
   readonly onClientError?: (error: unknown) => void;
   /**
-   * Serve restaurant reads from this process's memory: each restaurant found is read from the
-   * database once, and the cache is emptied whenever this store seeds. Restaurants change only by
-   * seeding, so the cache is exact when this store is the database's only writer: PGlite, which
-   * one process opens at a time (`openPGlite`). Leave it off with a PostgreSQL server that
-   * other processes or tools write: there every read goes to the database, never stale. Only
-   * restaurants that exist are kept, so memory is bounded by the database's restaurants.
+   * This store is the database's only writer: PGlite, which one process opens at a time
+   * (`openPGlite`). Reads are then served from this process's memory where they can be exactly:
+   * each restaurant found is read from the database once (restaurants change only by seeding,
+   * which empties the cache), and the most recently used employees and shifts
+   * ({@link RECORD_CACHE_SIZE} of each kind) are kept as this store last read or wrote them, so
+   * that a change costs one statement, not two. A write that fails drops its record from the
+   * cache. Leave it off with a PostgreSQL server that other processes or tools write: there
+   * every read goes to the database, never stale.
    * @default false
    */
-  readonly cacheRestaurants?: boolean;
+  readonly soleWriter?: boolean;
 }
+
+/** How many employees, and how many shifts, a {@link PostgresStoreOptions.soleWriter} store keeps. */
+export const RECORD_CACHE_SIZE = 10_000;
 
 /** The tables of the two record kinds the store writes. */
 const TABLES = { employees: 'employees', shifts: 'shifts' } as const;
@@ -121,6 +127,42 @@ SELECT (SELECT data FROM updated) AS data, (SELECT version FROM updated) AS vers
        EXISTS (SELECT 1 FROM current) AS found,
        (SELECT external_id FROM current) AS current_external_id,
        (SELECT count(*) FROM notified) AS notified`;
+}
+
+type CachedRecord = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
+
+/**
+ * The most recently used records of one kind, by restaurant and GUID, and by restaurant and
+ * external id: what a sole writer last read or wrote of each. Records are shared with callers,
+ * which never change them (the core's records are read-only).
+ */
+class RecordCache<T extends CachedRecord> {
+  readonly #byGuid = new LRUCache<string, T>({ max: RECORD_CACHE_SIZE });
+  readonly #guidByExternalId = new LRUCache<string, Guid>({ max: RECORD_CACHE_SIZE });
+
+  get(restaurantGuid: Guid, id: RecordIdentifier): T | undefined {
+    const guid =
+      id.kind === 'guid'
+        ? id.guid
+        : this.#guidByExternalId.get(`${restaurantGuid} ${id.externalId}`);
+    return guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`);
+  }
+
+  set(record: T): void {
+    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    if (record.externalId !== undefined) {
+      this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
+    }
+  }
+
+  delete(record: T): void {
+    this.#byGuid.delete(`${record.restaurantGuid} ${record.guid}`);
+  }
+
+  clear(): void {
+    this.#byGuid.clear();
+    this.#guidByExternalId.clear();
+  }
 }
 
 const WRITE_EMPLOYEE = writeStatement(TABLES.employees);
@@ -207,6 +249,39 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       ]).map((rows) => first<T>(rows));
   };
 
+  /** Each record kind's reads and writes, through the cache of a sole writer. */
+  function records<T extends CachedRecord>(
+    table: 'employees' | 'shifts',
+    statement: string,
+    cache: RecordCache<T> | undefined,
+  ) {
+    const find = findRecord<T>(table);
+    const operation = `${table}.write`;
+    if (cache === undefined) {
+      return { find, write: (change: ConditionalWrite<T>) => write(operation, statement, change) };
+    }
+    return {
+      find: (restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError> => {
+        const known = cache.get(restaurantGuid, id);
+        if (known !== undefined) return okAsync(known);
+        return find(restaurantGuid, id).map((record) => {
+          if (record !== null) cache.set(record);
+          return record;
+        });
+      },
+      write: (change: ConditionalWrite<T>) =>
+        write(operation, statement, change)
+          .map((stored) => {
+            cache.set(stored);
+            return stored;
+          })
+          .mapErr((error) => {
+            cache.delete(change.record);
+            return error;
+          }),
+    };
+  }
+
   const findRestaurant = (restaurantGuid: Guid) =>
     query<{ data: unknown }>(
       'restaurants.findByGuid',
@@ -224,16 +299,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     });
   };
 
+  const employeeCache = options.soleWriter ? new RecordCache<Employee>() : undefined;
+  const shiftCache = options.soleWriter ? new RecordCache<Shift>() : undefined;
+
   return {
-    employees: {
-      find: findRecord<Employee>(TABLES.employees),
-      write: (change) => write('employees.write', WRITE_EMPLOYEE, change),
-    },
-    shifts: {
-      find: findRecord<Shift>(TABLES.shifts),
-      write: (change) => write('shifts.write', WRITE_SHIFT, change),
-    },
-    restaurants: { findByGuid: options.cacheRestaurants ? cachedRestaurant : findRestaurant },
+    employees: records(TABLES.employees, WRITE_EMPLOYEE, employeeCache),
+    shifts: records(TABLES.shifts, WRITE_SHIFT, shiftCache),
+    restaurants: { findByGuid: options.soleWriter ? cachedRestaurant : findRestaurant },
     events: {
       list: (restaurantGuid?: Guid) =>
         (restaurantGuid === undefined
@@ -257,6 +329,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         }),
       ]).map(([row]): SeedOutcome => {
         restaurants.clear();
+        employeeCache?.clear();
+        shiftCache?.clear();
         return { seeded: row?.seeded === true };
       }),
     ping: () => query('ping', 'SELECT 1').map(() => undefined),

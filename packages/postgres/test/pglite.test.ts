@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { aRestaurant, describeStoreConformance } from '@workforce-kit/core/testing';
+import { archive } from '@workforce-kit/core';
+import { anEmployee, aRestaurant, describeStoreConformance } from '@workforce-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { emptyTables } from './support.js';
@@ -13,21 +15,21 @@ afterAll(async () => {
   await db.close();
 });
 
-for (const cacheRestaurants of [false, true]) {
+for (const soleWriter of [false, true]) {
   describeStoreConformance(
-    `postgres (PGlite${cacheRestaurants ? ', restaurants cached' : ''})`,
+    `postgres (PGlite${soleWriter ? ', sole writer: reads cached' : ''})`,
     async () => {
-      const store = await createPostgresStore({ client: db, cacheRestaurants });
+      const store = await createPostgresStore({ client: db, soleWriter });
       await emptyTables(db);
       return store;
     },
   );
 }
 
-describe('cacheRestaurants', () => {
+describe('soleWriter', () => {
   it('keeps no absent restaurant, and empties itself when the store seeds', async () => {
     await emptyTables(db);
-    const store = await createPostgresStore({ client: db, cacheRestaurants: true });
+    const store = await createPostgresStore({ client: db, soleWriter: true });
     const first = aRestaurant({ general: { name: 'First', archived: false } });
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toBeNull();
 
@@ -39,5 +41,50 @@ describe('cacheRestaurants', () => {
     const renamed = { ...first, general: { ...first.general, name: 'Renamed' } };
     await store.seed({ restaurants: [renamed], employees: [], shifts: [] });
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toEqual(renamed);
+  });
+
+  it('reads a record once, then as it last wrote it; a write that fails drops it', async () => {
+    await emptyTables(db);
+    const statements: string[] = [];
+    const counting = {
+      query: (text: string, params?: unknown[]) => {
+        statements.push(text);
+        return db.query(text, params);
+      },
+    };
+    const store = await createPostgresStore({ client: counting, soleWriter: true });
+    const restaurant = aRestaurant();
+    const employee = anEmployee(restaurant.guid, { externalId: 'PAYROLL:7' as never });
+    await store.seed({ restaurants: [restaurant], employees: [employee], shifts: [] });
+    const byGuid = { kind: 'guid', guid: employee.guid } as const;
+    const byExternalId = { kind: 'externalId', externalId: 'PAYROLL:7' } as never;
+    const reads = () =>
+      statements.filter((text) => text.startsWith('SELECT data, version FROM employees')).length;
+
+    statements.length = 0;
+    const read = (await store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap();
+    expect(read).toEqual(employee);
+    expect((await store.employees.find(restaurant.guid, byExternalId))._unsafeUnwrap()).toEqual(
+      read,
+    );
+    expect(reads()).toBe(1);
+
+    const { record, events } = archive(employee, new Date('2026-03-01T00:00:00.000Z'));
+    const change = {
+      record: { ...record, version: 2 },
+      expectedVersion: 1,
+      events: events.map((event) => ({ ...event, eventId: randomUUID(), requestId: 'test' })),
+    };
+    const stored = (await store.employees.write(change))._unsafeUnwrap();
+    expect((await store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap()).toEqual(stored);
+    expect(reads()).toBe(1);
+    // Another restaurant never sees it, cached or not.
+    expect((await store.employees.find(aRestaurant().guid, byGuid))._unsafeUnwrap()).toBeNull();
+
+    // A write at a stale version fails, and the next read goes to the database again.
+    expect((await store.employees.write(change))._unsafeUnwrapErr().type).toBe('VersionConflict');
+    const afresh = (await store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap();
+    expect(afresh).toEqual(stored);
+    expect(reads()).toBe(3);
   });
 });

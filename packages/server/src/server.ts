@@ -94,7 +94,7 @@ async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Pr
       const db = await openPGlite(kind.dataDir);
       try {
         // The only writer of its directory: restaurants are read from the database once.
-        store = await createPostgresStore({ client: db, ownsClient: true, cacheRestaurants: true });
+        store = await createPostgresStore({ client: db, ownsClient: true, soleWriter: true });
         client = db;
       } catch (error) {
         await db.close().catch(() => {});
