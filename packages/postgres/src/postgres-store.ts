@@ -88,46 +88,11 @@ function dataOf<T extends StoredRecord>(record: T): string {
 }
 
 /**
- * The conditional write of one record and its events, in one statement: the update happens only
- * at the version read (and with the record's external id unchanged), and the events are inserted
- * only if it did. Under READ COMMITTED, a concurrent writer that won re-checks the version and
- * matches nothing, so a lost race is a clean version conflict.
- *
- * With each event go the record as it stands after the change (without the passcode and the swipe
- * card, which no receiver is shown) and one pending delivery per registered relay destination;
- * when a delivery was queued, `pg_notify` wakes the relays at commit. The `notified` CTE is
- * referenced by the final SELECT, so that PostgreSQL runs it.
+ * The conditional write of one record and its events: `workforce_kit_write_record` (migration
+ * 006, which says what it does), one statement whose plans PostgreSQL keeps per session.
  */
-function writeStatement(table: string): string {
-  return `
-WITH current AS (
-  SELECT external_id FROM ${table} WHERE restaurant_guid = $1 AND guid = $2
-), updated AS (
-  UPDATE ${table}
-  SET version = version + 1, deleted = $5, data = $6::jsonb
-  WHERE restaurant_guid = $1 AND guid = $2 AND version = $3 AND external_id IS NOT DISTINCT FROM $4
-  RETURNING data, version
-), recorded AS (
-  INSERT INTO outbox (event_id, type, restaurant_guid, subject_guid, occurred_at, request_id, payload, record)
-  SELECT (e ->> 'eventId')::uuid, e ->> 'type', (e ->> 'restaurantGuid')::uuid, $2,
-         (e ->> 'occurredAt')::timestamptz, e ->> 'requestId', e,
-         (SELECT data - 'passcode' - 'swipeCard' FROM updated)
-  FROM jsonb_array_elements($7::jsonb) AS e
-  WHERE EXISTS (SELECT 1 FROM updated)
-  RETURNING position, subject_guid
-), queued AS (
-  INSERT INTO outbox_deliveries (destination, event_position, subject_guid)
-  SELECT d.destination, r.position, r.subject_guid
-  FROM recorded AS r CROSS JOIN outbox_destinations AS d
-  RETURNING 1
-), notified AS (
-  SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM queued)
-)
-SELECT (SELECT data FROM updated) AS data, (SELECT version FROM updated) AS version,
-       EXISTS (SELECT 1 FROM current) AS found,
-       (SELECT external_id FROM current) AS current_external_id,
-       (SELECT count(*) FROM notified) AS notified`;
-}
+const WRITE_RECORD =
+  'SELECT data, version, found, current_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
 
 type CachedRecord = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
 
@@ -164,9 +129,6 @@ class RecordCache<T extends CachedRecord> {
     this.#guidByExternalId.clear();
   }
 }
-
-const WRITE_EMPLOYEE = writeStatement(TABLES.employees);
-const WRITE_SHIFT = writeStatement(TABLES.shifts);
 
 /**
  * Creates the store for PostgreSQL over a client: a `pg.Pool` for a PostgreSQL server, shared by
@@ -210,12 +172,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   function write<
     T extends StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean },
   >(
-    operation: string,
-    statement: string,
+    table: 'employees' | 'shifts',
     change: ConditionalWrite<T>,
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record, expectedVersion } = change;
-    return query<WriteRow>(operation, statement, [
+    return query<WriteRow>(`${table}.write`, WRITE_RECORD, [
+      table,
       record.restaurantGuid,
       record.guid,
       expectedVersion,
@@ -223,6 +185,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       record.deleted,
       dataOf(record),
       JSON.stringify(change.events),
+      OUTBOX_CHANNEL,
     ]).andThen(([row]): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
       if (row?.data != null && row.version !== null)
         return ok(withVersion<T>({ data: row.data, version: row.version }));
@@ -252,13 +215,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   /** Each record kind's reads and writes, through the cache of a sole writer. */
   function records<T extends CachedRecord>(
     table: 'employees' | 'shifts',
-    statement: string,
     cache: RecordCache<T> | undefined,
   ) {
     const find = findRecord<T>(table);
-    const operation = `${table}.write`;
     if (cache === undefined) {
-      return { find, write: (change: ConditionalWrite<T>) => write(operation, statement, change) };
+      return { find, write: (change: ConditionalWrite<T>) => write(table, change) };
     }
     return {
       find: (restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError> => {
@@ -270,7 +231,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         });
       },
       write: (change: ConditionalWrite<T>) =>
-        write(operation, statement, change)
+        write(table, change)
           .map((stored) => {
             cache.set(stored);
             return stored;
@@ -303,8 +264,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const shiftCache = options.soleWriter ? new RecordCache<Shift>() : undefined;
 
   return {
-    employees: records(TABLES.employees, WRITE_EMPLOYEE, employeeCache),
-    shifts: records(TABLES.shifts, WRITE_SHIFT, shiftCache),
+    employees: records(TABLES.employees, employeeCache),
+    shifts: records(TABLES.shifts, shiftCache),
     restaurants: { findByGuid: options.soleWriter ? cachedRestaurant : findRestaurant },
     events: {
       list: (restaurantGuid?: Guid) =>
