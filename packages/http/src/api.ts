@@ -3,6 +3,7 @@ import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
+import { instrumentedStore } from './instrumented-store.js';
 import type { Logger } from './logger.js';
 import { createOperationRunner, type OperationRunner } from './operation-runner.js';
 import {
@@ -15,6 +16,14 @@ import {
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { compileRequestValidators, type RequestValidator } from './request-validation.js';
 import { compileResponseValidator, type ResponseValidator } from './response-validation.js';
+import {
+  createTelemetry,
+  type HttpMetrics,
+  httpMetrics,
+  type MetricsOptions,
+  type Telemetry,
+  tracerOf,
+} from './telemetry.js';
 
 /** The ports the edge reads and writes through: any store that implements the core's ports. */
 export type ApiStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
@@ -49,6 +58,22 @@ export interface ApiOptions {
   readonly ids?: IdSource;
   /** Attempts of a use case on a contended record before 503 `WRITE_CONTENTION`. @default 8 */
   readonly maxAttempts?: number;
+  /**
+   * Prometheus metrics of requests, rate-limit refusals and store calls, kept in the registry
+   * given (see {@link MetricsOptions}). Without it, nothing is counted (and nothing costs).
+   * @default none
+   */
+  readonly metrics?: MetricsOptions;
+  /**
+   * OpenTelemetry spans through `@opentelemetry/api`: a SERVER span per request (a child of the
+   * `traceparent` it carries, named `GET /labor/v1/…`) with `http.request.method`, `http.route`,
+   * `http.response.status_code`, `workforce_kit.operation` and `workforce_kit.request_id`, an
+   * error on a 5xx; an INTERNAL span per store call under it (`employees.find`, …); the request's
+   * log lines carry its `traceId`. The spans go to the SDK the host registers (a no-op until one
+   * is; the SDK's context manager makes the store's spans children).
+   * @default false
+   */
+  readonly tracing?: boolean;
 }
 
 export const API_DEFAULTS = {
@@ -76,6 +101,11 @@ export interface Api {
   /** The response check, when responses are validated. */
   readonly responseValidator: ResponseValidator | undefined;
   readonly run: OperationRunner;
+  /**
+   * The request bookkeeping of metrics and tracing, when either is on: an adapter calls `start`
+   * when it takes a request and `end` when its response closes.
+   */
+  readonly telemetry: Telemetry | undefined;
   /** Hands the events of a committed change to `onEvent`, without waiting; a failure is logged. */
   emit(events: readonly RecordedEvent[], log: Logger): void;
 }
@@ -97,6 +127,11 @@ export function createApi(options: ApiOptions): Api {
   const logger = options.logger ?? pino({ level: API_DEFAULTS.logLevel });
   const operations = readOperations(openapiDocument);
   const { onEvent } = options;
+  const metrics = options.metrics && httpMetrics(options.metrics.registry);
+  const tracing = options.tracing === true;
+  const observed = metrics !== undefined || tracing;
+  const rateLimiter =
+    options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   return {
     operations,
     paths: pathsOf(operations),
@@ -104,8 +139,7 @@ export function createApi(options: ApiOptions): Api {
     logger,
     logRequests: logger.isLevelEnabled?.('info') ?? true,
     verifier: options.auth,
-    rateLimiter:
-      options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {}),
+    rateLimiter: metrics && rateLimiter ? countingRefusals(rateLimiter, metrics) : rateLimiter,
     bodyLimitBytes: options.bodyLimitBytes ?? API_DEFAULTS.bodyLimitBytes,
     requestTimeoutMs: options.requestTimeoutMs ?? API_DEFAULTS.requestTimeoutMs,
     requestValidators: compileRequestValidators(openapiDocument, operations),
@@ -114,11 +148,14 @@ export function createApi(options: ApiOptions): Api {
         ? compileResponseValidator(openapiDocument, operations)
         : undefined,
     run: createOperationRunner({
-      ...options.store,
+      ...(observed
+        ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
+        : options.store),
       clock: options.clock ?? { now: () => new Date() },
       ids: options.ids ?? { newId: randomUUID },
       ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     }),
+    telemetry: observed ? createTelemetry(operations, metrics, tracing) : undefined,
     emit(events, log) {
       if (onEvent === undefined) return;
       for (const event of events) {
@@ -126,6 +163,21 @@ export function createApi(options: ApiOptions): Api {
           .then(() => onEvent(event))
           .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
       }
+    },
+  };
+}
+
+/** The rate limiter, with each refusal counted by the window that refused. */
+function countingRefusals(limiter: RateLimiter, metrics: HttpMetrics): RateLimiter {
+  const byWindow = {
+    second: metrics.rateLimitRefusals.labels('second'),
+    '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
+  };
+  return {
+    async check(key, log) {
+      const decision = await limiter.check(key, log);
+      if (decision.refusedBy !== undefined) byWindow[decision.refusedBy].inc();
+      return decision;
     },
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '@workforce-kit/core';
 import type { ResultAsync } from 'neverthrow';
 import type { OperationId } from './operations.js';
+import type { RequestTelemetry } from './telemetry.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
 
 /** What an operation is given: its validated inputs and the request's id. */
@@ -24,6 +25,11 @@ export interface OperationInput {
   /** The `Platform-Restaurant-External-ID` header as sent. */
   readonly restaurantContext: string;
   readonly requestId: string;
+  /**
+   * The request's telemetry, when the API has metrics or tracing: the use case runs within its
+   * span, so that the store's spans are children of the request's.
+   */
+  readonly telemetry?: RequestTelemetry | undefined;
 }
 
 /** An operation's outcome: the 200's body and the events of its change, or the core's error. */
@@ -77,8 +83,10 @@ function useCases(deps: UseCaseDeps): {
  */
 export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
   const byId = useCases(deps);
-  return async (id, input) => {
+  const run: OperationRunner = async (id, input) => {
     const result = await byId[id](input);
     return result.isOk() ? result.value : { error: result.error };
   };
+  return (id, input) =>
+    input.telemetry === undefined ? run(id, input) : input.telemetry.within(() => run(id, input));
 }
