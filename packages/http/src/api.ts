@@ -173,6 +173,9 @@ function countingRefusals(limiter: RateLimiter, metrics: HttpMetrics): RateLimit
     second: metrics.rateLimitRefusals.labels('second'),
     '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
   };
+  // Both series from the start, at 0: a rate of refusals is then defined before the first one.
+  byWindow.second.inc(0);
+  byWindow['15 minutes'].inc(0);
   return {
     async check(key, log) {
       const decision = await limiter.check(key, log);

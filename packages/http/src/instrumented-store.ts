@@ -24,6 +24,8 @@ function measured<A extends unknown[], T, E extends { readonly type: string }>(
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
 ): (...args: A) => ResultAsync<T, E> {
+  // The call's series from the start, at 0 (its child made once).
+  metrics?.storeCalls.zero({ call });
   const histogram = metrics?.storeCalls.labels(call);
   return (...args) => {
     const started = performance.now();
