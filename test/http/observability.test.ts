@@ -197,6 +197,29 @@ for (const adapter of ADAPTERS) {
       expect(storeCalls('shifts.write')).toBe(0);
     });
 
+    it('counts the refusals of the per-second window under its name', async () => {
+      const registry = new Registry();
+      const app = await testApp(adapter, { metrics: { registry }, rateLimit: { perSecond: 1 } });
+      const token = await tokenFor([app.world.restaurant.guid]);
+      const burst = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          request(app.url)
+            .get(restaurantPath(app.world.restaurant.guid))
+            .set('Authorization', `Bearer ${token}`)
+            .set(CONTEXT, app.world.restaurant.guid),
+        ),
+      );
+      const refused = burst.filter((res) => res.status === 429).length;
+      expect(refused).toBeGreaterThan(0);
+      const all = await samples(registry);
+      expect(
+        sampleValue(all, 'workforce_kit_rate_limit_refusals_total', { window: 'second' }),
+      ).toBe(refused);
+      expect(
+        sampleValue(all, 'workforce_kit_rate_limit_refusals_total', { window: '15 minutes' }),
+      ).toBe(0);
+    });
+
     it('holds a request in flight until its response closes', async () => {
       const registry = new Registry();
       let release = () => {};

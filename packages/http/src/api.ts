@@ -5,7 +5,11 @@ import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
 import { instrumentedStore } from './instrumented-store.js';
 import type { Logger } from './logger.js';
-import { createOperationRunner, type OperationRunner } from './operation-runner.js';
+import {
+  createOperationRunner,
+  type OperationRunner,
+  withinRequestSpans,
+} from './operation-runner.js';
 import {
   type ApiOperation,
   type ApiPath,
@@ -112,8 +116,10 @@ export interface Api {
 
 /**
  * Makes the API of the options: reads the operations from the spec, compiles its request (and,
- * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store.
- * All of it once, at start-up; nothing here is done per request.
+ * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store;
+ * with `metrics` or `tracing`, registers the metrics, precomputes each operation's labels and span
+ * name, and wraps the store's ports to measure them. All of it once, at start-up; nothing here is
+ * done per request.
  *
  * @param options - the store, the token verifier and the limits; see {@link ApiOptions}
  * @throws when the spec cannot be compiled (never per request)
@@ -129,9 +135,17 @@ export function createApi(options: ApiOptions): Api {
   const { onEvent } = options;
   const metrics = options.metrics && httpMetrics(options.metrics.registry);
   const tracing = options.tracing === true;
-  const observed = metrics !== undefined || tracing;
   const rateLimiter =
     options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
+  const run = createOperationRunner({
+    // With metrics or tracing, each call of the store's ports is measured; without, none is wrapped.
+    ...(metrics !== undefined || tracing
+      ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
+      : options.store),
+    clock: options.clock ?? { now: () => new Date() },
+    ids: options.ids ?? { newId: randomUUID },
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+  });
   return {
     operations,
     paths: pathsOf(operations),
@@ -147,15 +161,9 @@ export function createApi(options: ApiOptions): Api {
       (options.validateResponses ?? API_DEFAULTS.validateResponses)
         ? compileResponseValidator(openapiDocument, operations)
         : undefined,
-    run: createOperationRunner({
-      ...(observed
-        ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
-        : options.store),
-      clock: options.clock ?? { now: () => new Date() },
-      ids: options.ids ?? { newId: randomUUID },
-      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-    }),
-    telemetry: observed ? createTelemetry(operations, metrics, tracing) : undefined,
+    run: tracing ? withinRequestSpans(run) : run,
+    telemetry:
+      metrics !== undefined || tracing ? createTelemetry(operations, metrics, tracing) : undefined,
     emit(events, log) {
       if (onEvent === undefined) return;
       for (const event of events) {

@@ -26,8 +26,8 @@ export interface OperationInput {
   readonly restaurantContext: string;
   readonly requestId: string;
   /**
-   * The request's telemetry, when the API has metrics or tracing: the use case runs within its
-   * span, so that the store's spans are children of the request's.
+   * The request's telemetry, when the API has metrics or tracing: with tracing, the use case runs
+   * within its span, so that the store's spans are children of the request's.
    */
   readonly telemetry?: RequestTelemetry | undefined;
 }
@@ -83,10 +83,17 @@ function useCases(deps: UseCaseDeps): {
  */
 export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
   const byId = useCases(deps);
-  const run: OperationRunner = async (id, input) => {
+  return async (id, input) => {
     const result = await byId[id](input);
     return result.isOk() ? result.value : { error: result.error };
   };
+}
+
+/**
+ * The runner with each use case run within its request's span (`input.telemetry`), so that the
+ * store's spans are children of the request's: for an API with tracing only.
+ */
+export function withinRequestSpans(run: OperationRunner): OperationRunner {
   return (id, input) =>
     input.telemetry === undefined ? run(id, input) : input.telemetry.within(() => run(id, input));
 }
