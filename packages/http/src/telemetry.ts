@@ -58,7 +58,14 @@ const STORE_BUCKETS = [
   0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 ];
 
-/** What the response of a request tells at its end: Node's `ServerResponse` fits. */
+/**
+ * What the response of a request tells at its end: Node's `ServerResponse` fits.
+ *
+ * @example
+ * ```ts
+ * res.once('close', () => telemetry.end(res)); // Express's res; Fastify's reply.raw
+ * ```
+ */
 export interface AnsweredResponse {
   readonly statusCode: number;
   /** Whether the answer was sent in full (false when the client closed the connection first). */
@@ -69,6 +76,12 @@ export interface AnsweredResponse {
  * One request as the API observes it: its span (with tracing) and its clock (with metrics).
  * Adapters get it from {@link Telemetry.start} when they take a request, and end it when the
  * response closes.
+ *
+ * @example
+ * ```ts
+ * const result = await telemetry.within(() => runUseCase()); // the store's spans nest under it
+ * telemetry.end(res);
+ * ```
  */
 export interface RequestTelemetry {
   /**
@@ -86,8 +99,18 @@ export interface RequestTelemetry {
 }
 
 /**
- * The bookkeeping of requests that {@link createApi} makes once, when metrics or tracing are
- * asked for: adapters call {@link Telemetry.start} when they take a request.
+ * The bookkeeping of requests that `createApi` makes once, when metrics or tracing are asked
+ * for: an adapter calls {@link Telemetry.start} when it takes a request, logs with the
+ * request's `logBindings`, passes it to `api.run` (whose use case then runs within its span), and
+ * ends it when the response closes.
+ *
+ * @example
+ * ```ts
+ * const telemetry = api.telemetry?.start(operation, req.method, req.headers, requestId);
+ * if (telemetry !== undefined) res.once('close', () => telemetry.end(res));
+ * const log = new RequestLogger(api.logger, requestId, telemetry?.logBindings);
+ * const result = await api.run(operation.id, { params, query, restaurantContext, requestId, telemetry });
+ * ```
  */
 export interface Telemetry {
   /**
@@ -265,8 +288,8 @@ class ObservedRequest implements RequestTelemetry {
 export const tracerOf = (): Tracer => trace.getTracer('@workforce-kit/http');
 
 /**
- * Makes the request bookkeeping of the metrics and tracing asked for: the metrics registered,
- * each operation's labels and span name precomputed.
+ * Makes the request bookkeeping of the metrics and tracing asked for, with each operation's
+ * metric children, span name and attributes precomputed.
  */
 export function createTelemetry(
   operations: readonly ApiOperation[],
