@@ -218,6 +218,8 @@ beforeAll(async () => {
           express: await versionIn('packages/express-adapter', 'express'),
           fastify: await versionIn('packages/fastify-adapter', 'fastify'),
           pg: await versionIn('packages/postgres', 'pg'),
+          // The app's own metrics registry (examples/embed-metrics.ts).
+          'prom-client': await versionIn('packages/http', 'prom-client'),
           // A webhook receiver's own (examples/webhook-receiver.ts): it verifies the deliveries.
           standardwebhooks: await versionIn('packages/server', 'standardwebhooks'),
         },

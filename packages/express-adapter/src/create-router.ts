@@ -14,6 +14,7 @@ import {
   RETRY_AFTER_SECONDS,
   RequestDeadlines,
   RequestLogger,
+  type RequestTelemetry,
   redactedUrl,
   validationProblem,
 } from '@workforce-kit/http';
@@ -39,6 +40,8 @@ interface RequestState {
   readonly log: RequestLogger;
   /** Whether a path segment did not percent-decode (routing then took it literally). */
   readonly undecodable: boolean;
+  /** Its metrics and span, when the API has metrics or tracing. */
+  readonly telemetry: RequestTelemetry | undefined;
 }
 
 const STATE = 'workforceKit';
@@ -146,12 +149,20 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   });
 
   /** Every request the router takes: its id, headers, deadline and log line. */
-  function begin(req: Request, res: Response, undecodable: boolean): RequestState {
+  function begin(
+    req: Request,
+    res: Response,
+    undecodable: boolean,
+    operation?: ApiOperation,
+  ): RequestState {
     const requestId = requestIdOf(req, res);
+    const telemetry = api.telemetry?.start(operation, req.method, req.headers, requestId);
+    if (telemetry !== undefined) res.once('close', () => telemetry.end(res));
     const state: RequestState = {
       requestId,
-      log: new RequestLogger(api.logger, requestId),
+      log: new RequestLogger(api.logger, requestId, telemetry?.logBindings),
       undecodable,
+      telemetry,
     };
     res.locals[STATE] = state;
     // Answers carry personal data (employees) and are never to be cached or sniffed.
@@ -260,6 +271,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       query: check.query,
       restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
       requestId: state.requestId,
+      telemetry: state.telemetry,
     });
     if (result.error !== undefined) {
       logDomainError(result.error, state.log);
@@ -298,7 +310,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
   for (const operation of api.operations) {
     const method = operation.method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch';
     router[method](expressPath(operation.path), (req, res, next) => {
-      begin(req, res, res.locals[UNDECODABLE] === true);
+      begin(req, res, res.locals[UNDECODABLE] === true, operation);
       serve(operation, req, res).catch((error: unknown) => fail(error, req, res, next));
     });
   }

@@ -15,6 +15,7 @@ export {
   type JwtKeySource,
   type JwtVerifierOptions,
   type Logger,
+  type MetricsOptions,
   PROBLEM_TYPE_BASE,
   type Principal,
   type Problem,

@@ -14,6 +14,7 @@ export {
   type JwtKeySource,
   type JwtVerifierOptions,
   type Logger,
+  type MetricsOptions,
   type Principal,
   type ProblemOccurrence,
   type RateLimitOptions,

@@ -20,6 +20,7 @@ import {
   RETRY_AFTER_SECONDS,
   RequestDeadlines,
   RequestLogger,
+  type RequestTelemetry,
   redactedUrl,
   requestSchemas,
   validationProblem,
@@ -48,14 +49,20 @@ class RequestState {
   constructor(
     readonly requestId: string,
     logger: Logger,
+    /** Its metrics and span, when the API has metrics or tracing. */
+    readonly telemetry: RequestTelemetry | undefined,
   ) {
-    this.log = new RequestLogger(logger, requestId);
+    this.log = new RequestLogger(logger, requestId, telemetry?.logBindings);
   }
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     workforceKit: RequestState | null;
+  }
+  interface FastifyContextConfig {
+    /** The operation of a route of the plugin's (none for its 404 and 405 routes). */
+    workforceKitOperation?: ApiOperation;
   }
 }
 
@@ -301,7 +308,11 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       return reply;
     }
     // The id the host gave the request (its requestIds hook), else one of the plugin's.
-    const state = new RequestState(requestIdOf(request, reply), api.logger);
+    const requestId = requestIdOf(request, reply);
+    const operation = request.routeOptions.config.workforceKitOperation;
+    const telemetry = api.telemetry?.start(operation, request.method, request.headers, requestId);
+    if (telemetry !== undefined) reply.raw.once('close', () => telemetry.end(reply.raw));
+    const state = new RequestState(requestId, api.logger, telemetry);
     request.workforceKit = state;
     reply.headers({
       // Answers carry personal data (employees) and are never to be cached or sniffed.
@@ -453,6 +464,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       url: fastifyPath(operation.path),
       // HEAD answers as GET does, whatever the instance's exposeHeadRoutes.
       exposeHeadRoute: true,
+      config: { workforceKitOperation: operation },
       schema: requestSchemas(operation),
       // Validation failures are answered as the API's problems, listing every bad input.
       attachValidation: true,
@@ -495,6 +507,7 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
           query: request.query as Record<string, unknown>,
           restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
           requestId: state.requestId,
+          telemetry: state.telemetry,
         });
         if (result.error !== undefined) {
           logDomainError(result.error, state.log);

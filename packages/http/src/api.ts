@@ -3,8 +3,13 @@ import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
+import { instrumentedStore } from './instrumented-store.js';
 import type { Logger } from './logger.js';
-import { createOperationRunner, type OperationRunner } from './operation-runner.js';
+import {
+  createOperationRunner,
+  type OperationRunner,
+  withinRequestSpans,
+} from './operation-runner.js';
 import {
   type ApiOperation,
   type ApiPath,
@@ -15,6 +20,14 @@ import {
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { compileRequestValidators, type RequestValidator } from './request-validation.js';
 import { compileResponseValidator, type ResponseValidator } from './response-validation.js';
+import {
+  createTelemetry,
+  type HttpMetrics,
+  httpMetrics,
+  type MetricsOptions,
+  type Telemetry,
+  tracerOf,
+} from './telemetry.js';
 
 /** The ports the edge reads and writes through: any store that implements the core's ports. */
 export type ApiStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
@@ -49,6 +62,22 @@ export interface ApiOptions {
   readonly ids?: IdSource;
   /** Attempts of a use case on a contended record before 503 `WRITE_CONTENTION`. @default 8 */
   readonly maxAttempts?: number;
+  /**
+   * Prometheus metrics of requests, rate-limit refusals and store calls, kept in the registry
+   * given (see {@link MetricsOptions}). Without it, nothing is counted (and nothing costs).
+   * @default none
+   */
+  readonly metrics?: MetricsOptions;
+  /**
+   * OpenTelemetry spans through `@opentelemetry/api`: a SERVER span per request (a child of the
+   * `traceparent` it carries, named `GET /labor/v1/…`) with `http.request.method`, `http.route`,
+   * `http.response.status_code`, `workforce_kit.operation` and `workforce_kit.request_id`, an
+   * error on a 5xx; an INTERNAL span per store call under it (`employees.find`, …); the request's
+   * log lines carry its `traceId`. The spans go to the SDK the host registers (a no-op until one
+   * is; the SDK's context manager makes the store's spans children).
+   * @default false
+   */
+  readonly tracing?: boolean;
 }
 
 export const API_DEFAULTS = {
@@ -76,14 +105,21 @@ export interface Api {
   /** The response check, when responses are validated. */
   readonly responseValidator: ResponseValidator | undefined;
   readonly run: OperationRunner;
+  /**
+   * The request bookkeeping of metrics and tracing, when either is on: an adapter calls `start`
+   * when it takes a request and `end` when its response closes.
+   */
+  readonly telemetry: Telemetry | undefined;
   /** Hands the events of a committed change to `onEvent`, without waiting; a failure is logged. */
   emit(events: readonly RecordedEvent[], log: Logger): void;
 }
 
 /**
  * Makes the API of the options: reads the operations from the spec, compiles its request (and,
- * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store.
- * All of it once, at start-up; nothing here is done per request.
+ * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store;
+ * with `metrics` or `tracing`, registers the metrics, precomputes each operation's labels and span
+ * name, and wraps the store's ports to measure them. All of it once, at start-up; nothing here is
+ * done per request.
  *
  * @param options - the store, the token verifier and the limits; see {@link ApiOptions}
  * @throws when the spec cannot be compiled (never per request)
@@ -97,6 +133,19 @@ export function createApi(options: ApiOptions): Api {
   const logger = options.logger ?? pino({ level: API_DEFAULTS.logLevel });
   const operations = readOperations(openapiDocument);
   const { onEvent } = options;
+  const metrics = options.metrics && httpMetrics(options.metrics.registry);
+  const tracing = options.tracing === true;
+  const rateLimiter =
+    options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
+  const run = createOperationRunner({
+    // With metrics or tracing, each call of the store's ports is measured; without, none is wrapped.
+    ...(metrics !== undefined || tracing
+      ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
+      : options.store),
+    clock: options.clock ?? { now: () => new Date() },
+    ids: options.ids ?? { newId: randomUUID },
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+  });
   return {
     operations,
     paths: pathsOf(operations),
@@ -104,8 +153,7 @@ export function createApi(options: ApiOptions): Api {
     logger,
     logRequests: logger.isLevelEnabled?.('info') ?? true,
     verifier: options.auth,
-    rateLimiter:
-      options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {}),
+    rateLimiter: metrics && rateLimiter ? countingRefusals(rateLimiter, metrics) : rateLimiter,
     bodyLimitBytes: options.bodyLimitBytes ?? API_DEFAULTS.bodyLimitBytes,
     requestTimeoutMs: options.requestTimeoutMs ?? API_DEFAULTS.requestTimeoutMs,
     requestValidators: compileRequestValidators(openapiDocument, operations),
@@ -113,12 +161,9 @@ export function createApi(options: ApiOptions): Api {
       (options.validateResponses ?? API_DEFAULTS.validateResponses)
         ? compileResponseValidator(openapiDocument, operations)
         : undefined,
-    run: createOperationRunner({
-      ...options.store,
-      clock: options.clock ?? { now: () => new Date() },
-      ids: options.ids ?? { newId: randomUUID },
-      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-    }),
+    run: tracing ? withinRequestSpans(run) : run,
+    telemetry:
+      metrics !== undefined || tracing ? createTelemetry(operations, metrics, tracing) : undefined,
     emit(events, log) {
       if (onEvent === undefined) return;
       for (const event of events) {
@@ -126,6 +171,24 @@ export function createApi(options: ApiOptions): Api {
           .then(() => onEvent(event))
           .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
       }
+    },
+  };
+}
+
+/** The rate limiter, with each refusal counted by the window that refused. */
+function countingRefusals(limiter: RateLimiter, metrics: HttpMetrics): RateLimiter {
+  const byWindow = {
+    second: metrics.rateLimitRefusals.labels('second'),
+    '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
+  };
+  // Both series from the start, at 0: a rate of refusals is then defined before the first one.
+  byWindow.second.inc(0);
+  byWindow['15 minutes'].inc(0);
+  return {
+    async check(key, log) {
+      const decision = await limiter.check(key, log);
+      if (decision.refusedBy !== undefined) byWindow[decision.refusedBy].inc();
+      return decision;
     },
   };
 }

@@ -70,6 +70,12 @@ export {
   requestSchemas,
 } from './request-validation.js';
 export type { ResponseValidator } from './response-validation.js';
+export type {
+  AnsweredResponse,
+  MetricsOptions,
+  RequestTelemetry,
+  Telemetry,
+} from './telemetry.js';
 export {
   toEmployeeBody,
   toRestaurantBody,

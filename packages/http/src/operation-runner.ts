@@ -13,6 +13,7 @@ import {
 } from '@workforce-kit/core';
 import type { ResultAsync } from 'neverthrow';
 import type { OperationId } from './operations.js';
+import type { RequestTelemetry } from './telemetry.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
 
 /** What an operation is given: its validated inputs and the request's id. */
@@ -24,6 +25,11 @@ export interface OperationInput {
   /** The `Platform-Restaurant-External-ID` header as sent. */
   readonly restaurantContext: string;
   readonly requestId: string;
+  /**
+   * The request's telemetry, when the API has metrics or tracing: with tracing, the use case runs
+   * within its span, so that the store's spans are children of the request's.
+   */
+  readonly telemetry?: RequestTelemetry | undefined;
 }
 
 /** An operation's outcome: the 200's body and the events of its change, or the core's error. */
@@ -81,4 +87,13 @@ export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
     const result = await byId[id](input);
     return result.isOk() ? result.value : { error: result.error };
   };
+}
+
+/**
+ * The runner with each use case run within its request's span (`input.telemetry`), so that the
+ * store's spans are children of the request's: for an API with tracing only.
+ */
+export function withinRequestSpans(run: OperationRunner): OperationRunner {
+  return (id, input) =>
+    input.telemetry === undefined ? run(id, input) : input.telemetry.within(() => run(id, input));
 }

@@ -97,6 +97,8 @@ export function boundedMemoryCounter(
 export interface RateLimitDecision {
   readonly headers: Readonly<Record<string, string>>;
   readonly refused: ProblemOccurrence | undefined;
+  /** The window that refused the request, when it is refused. */
+  readonly refusedBy?: RateLimitWindow['name'];
 }
 
 /** Counts requests by key and decides: let through, or 429. */
@@ -172,6 +174,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
               detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
               headers: { 'Retry-After': String(retry) },
             },
+            refusedBy: window.name,
           };
         }
         if (tightest === undefined || count.remainingPoints < tightest.count.remainingPoints) {

@@ -103,6 +103,12 @@ try {
       `  API reference  ${server.url}/docs`,
       `  OpenAPI spec   ${server.url}/openapi.yaml`,
       `  Health         ${server.url}/healthz, ${server.url}/readyz`,
+      `  Metrics        ${config.value.metrics ? `${server.url}/metrics` : 'off (METRICS=false)'}`,
+      `  Tracing        ${
+        config.value.tracing === undefined
+          ? 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)'
+          : `OTLP/HTTP to ${config.value.tracing.endpoint}`
+      }`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
       `  Framework      ${config.value.httpFramework} (HTTP_FRAMEWORK)`,
       `  Webhooks       ${

@@ -61,6 +61,17 @@ export interface WebhookConfig {
   readonly leaseMs: number;
 }
 
+/**
+ * OpenTelemetry tracing: the API's spans exported over OTLP/HTTP (JSON), when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+ */
+export interface TracingConfig {
+  /** The collector's base URL; spans are POSTed to its `/v1/traces`. */
+  readonly endpoint: string;
+  /** The `service.name` of the spans. */
+  readonly serviceName: string;
+}
+
 /** The reference server's configuration, read from the environment by {@link loadConfig}. */
 export interface ServerConfig {
   /** The web framework the server runs on: the same API and answers either way. */
@@ -87,6 +98,10 @@ export interface ServerConfig {
   readonly maxConnections: number;
   /** Webhooks, when `WEBHOOK_URLS` is set. */
   readonly webhooks: WebhookConfig | undefined;
+  /** Whether `GET /metrics` serves the Prometheus metrics (`METRICS`, default true). */
+  readonly metrics: boolean;
+  /** Tracing, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
+  readonly tracing: TracingConfig | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -149,6 +164,13 @@ const environment = z.object({
   WEBHOOK_MAX_AGE_SECONDS: positiveInt('WEBHOOK_MAX_AGE_SECONDS').default(86_400),
   WEBHOOK_LEASE_MS: positiveInt('WEBHOOK_LEASE_MS').default(30_000),
   WEBHOOK_RETRY_MAX_MS: positiveInt('WEBHOOK_RETRY_MAX_MS').default(3_600_000),
+  METRICS: z.enum(['true', 'false'], { message: 'METRICS must be true or false' }).default('true'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(
+    z
+      .url({ protocol: /^https?$/, message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' })
+      .optional(),
+  ),
+  OTEL_SERVICE_NAME: optionalText,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent',
@@ -345,6 +367,14 @@ export function loadConfig(
         headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
         maxConnections: values.MAX_CONNECTIONS,
         webhooks: webhooks.value,
+        metrics: values.METRICS === 'true',
+        tracing:
+          values.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+            ? undefined
+            : {
+                endpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,
+                serviceName: values.OTEL_SERVICE_NAME ?? 'workforce-kit',
+              },
         logLevel: values.LOG_LEVEL,
       }),
     )

@@ -21,7 +21,9 @@ import type { ServerConfig } from './config.js';
 import { devLoginRoutes } from './dev-login.js';
 import { docsRoutes } from './docs.js';
 import { type AppParts, healthRoutes } from './host-routes.js';
+import { metricsRoute, registerRelayMetrics, serverRegistry } from './metrics.js';
 import { sharedRateLimits } from './shared-rate-limits.js';
+import { startTracing, type Tracing } from './tracing.js';
 import { createWebhookDeliverer } from './webhooks.js';
 
 /** A running reference server. */
@@ -41,7 +43,8 @@ export interface RunningServer {
    * and a second), then closes the store (which, for PGlite, checkpoints the data and releases
    * the directory's lock). With `force`, or called again with it while closing, the requests in
    * flight are cut at once; the store is still closed. The webhook relay stops before the store
-   * closes: it finishes the batch it is sending (or gives it back after a few seconds).
+   * closes: it finishes the batch it is sending (or gives it back after a few seconds). With
+   * tracing, the spans still buffered are exported last.
    */
   close(options?: { readonly force?: boolean }): Promise<void>;
 }
@@ -362,10 +365,22 @@ async function verifierFor(config: ServerConfig, devSecret: string): Promise<Acc
   }
 }
 
+/** Registers the OpenTelemetry SDK of `OTEL_EXPORTER_OTLP_ENDPOINT`, if it is set. */
+async function tracingFor(config: ServerConfig): Promise<Tracing | undefined> {
+  if (config.tracing === undefined) return undefined;
+  try {
+    return await startTracing(config.tracing);
+  } catch (error) {
+    throw new StartupError(`tracing cannot start: ${(error as Error).message}`);
+  }
+}
+
 /**
  * Starts the reference server: the seed loaded into the store, the API router, the development
- * login (`AUTH_MODE=dev`), the API reference at `/docs`, the spec at `/openapi.yaml`, and the
- * health checks `/healthz` (process up) and `/readyz` (store reachable).
+ * login (`AUTH_MODE=dev`), the API reference at `/docs`, the spec at `/openapi.yaml`, the
+ * health checks `/healthz` (process up) and `/readyz` (store reachable), and the Prometheus
+ * metrics at `/metrics` (`METRICS=true`, the default). With `OTEL_EXPORTER_OTLP_ENDPOINT`, the
+ * API's spans are exported over OTLP/HTTP.
  *
  * @param config - from {@link loadConfig}
  * @param logger - where JSON logs go (pino); each request's lines carry its `requestId`
@@ -389,6 +404,8 @@ export async function startServer(
       ? (config.auth.hs256Secret ?? randomBytes(32).toString('base64url'))
       : '';
   const auth = await verifierFor(config, devSecret);
+  const tracing = await tracingFor(config);
+  const registry = config.metrics ? serverRegistry() : undefined;
 
   // The port is bound before the store opens: a port in use opens nothing (no store, no lock).
   // Until the store is open, everything but /healthz is a 503 to retry; the API's store is this
@@ -409,6 +426,7 @@ export async function startServer(
           })
         : []),
       ...docsRoutes(() => url),
+      ...(registry === undefined ? [] : [metricsRoute(registry)]),
     ],
     api: {
       store: store.current,
@@ -422,6 +440,8 @@ export async function startServer(
       },
       requestTimeoutMs: config.requestTimeoutMs,
       onEvent: (event) => logger.info({ event }, 'domain event'),
+      ...(registry === undefined ? {} : { metrics: { registry } }),
+      tracing: tracing !== undefined,
     },
     started: () => started,
     logger,
@@ -452,6 +472,12 @@ export async function startServer(
     throw error;
   }
   store.open(opened);
+  if (registry !== undefined && relay !== undefined) {
+    const once = throttled(30_000);
+    registerRelayMetrics(registry, relay, (error) =>
+      once('metrics', () => logger.warn({ err: error }, 'webhook metrics: database error')),
+    );
+  }
   started = true;
 
   let closing: Promise<void> | undefined;
@@ -473,7 +499,8 @@ export async function startServer(
         server.closeIdleConnections();
       })
         .then(() => relay?.stop({ abandonAfterMs: options?.force ? 0 : 6000 }))
-        .then(() => opened.close());
+        .then(() => opened.close())
+        .then(() => tracing?.shutdown());
       if (options?.force) server.closeAllConnections();
       return closing;
     },

@@ -24,8 +24,33 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       maxConnections: 1_000,
       webhooks: undefined,
+      metrics: true,
+      tracing: undefined,
       logLevel: 'info',
     });
+  });
+
+  it('turns /metrics off with METRICS=false, and tracing on with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+    expect(loadConfig({ METRICS: 'false' })._unsafeUnwrap().metrics).toBe(false);
+    expect(loadConfig({ METRICS: 'no' })._unsafeUnwrapErr().messages).toEqual([
+      'METRICS must be true or false',
+    ]);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })._unsafeUnwrap().tracing,
+    ).toEqual({ endpoint: 'http://127.0.0.1:4318', serviceName: 'workforce-kit' });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/',
+        OTEL_SERVICE_NAME: 'labor-api',
+      })._unsafeUnwrap().tracing,
+    ).toEqual({ endpoint: 'https://otel.example.com/', serviceName: 'labor-api' });
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' })._unsafeUnwrap().tracing,
+    ).toBeUndefined();
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' })._unsafeUnwrapErr()
+        .messages,
+    ).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL']);
   });
 
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;

@@ -1,0 +1,95 @@
+import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { ResultAsync } from 'neverthrow';
+import type { ApiStore } from './api.js';
+import type { HttpMetrics } from './telemetry.js';
+
+/** The name of a store call, as its metric label and span name say it. */
+type StoreCall =
+  | 'employees.find'
+  | 'employees.write'
+  | 'shifts.find'
+  | 'shifts.write'
+  | 'restaurants.findByGuid';
+
+/**
+ * A store call measured: its duration in `workforce_kit_store_call_duration_seconds{call}`
+ * (the metric's child made here, once), and with tracing a span that is a child of the active
+ * one (the request's). An error result of type `StorageUnavailable`, or a call that throws or
+ * rejects, marks the span an error; other errors (`VersionConflict`) are outcomes the use case
+ * handles, noted as `workforce_kit.store.error`.
+ */
+function measured<A extends unknown[], T, E extends { readonly type: string }>(
+  call: StoreCall,
+  port: (...args: A) => ResultAsync<T, E>,
+  metrics: HttpMetrics | undefined,
+  tracer: Tracer | undefined,
+): (...args: A) => ResultAsync<T, E> {
+  // The call's series from the start, at 0 (its child made once).
+  metrics?.storeCalls.zero({ call });
+  const histogram = metrics?.storeCalls.labels(call);
+  return (...args) => {
+    const started = performance.now();
+    const span = tracer?.startSpan(call, { kind: SpanKind.INTERNAL }, context.active());
+    const finish = (error: E | undefined, thrown?: unknown) => {
+      histogram?.observe((performance.now() - started) / 1000);
+      if (span === undefined) return;
+      if (thrown !== undefined) {
+        span.recordException(thrown instanceof Error ? thrown : String(thrown));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      } else if (error !== undefined) {
+        span.setAttribute('workforce_kit.store.error', error.type);
+        if (error.type === 'StorageUnavailable') span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    };
+    let result: ResultAsync<T, E>;
+    try {
+      result = port(...args);
+    } catch (error) {
+      finish(undefined, error);
+      throw error;
+    }
+    return new ResultAsync(
+      Promise.resolve(result).then(
+        (outcome) => {
+          finish(outcome.isErr() ? outcome.error : undefined);
+          return outcome;
+        },
+        (error: unknown) => {
+          finish(undefined, error ?? 'rejected');
+          throw error;
+        },
+      ),
+    );
+  };
+}
+
+/**
+ * The store with each port call measured (see {@link measured}): made once, when the API is
+ * created with metrics or tracing; without either, the API calls the store as it is.
+ */
+export function instrumentedStore(
+  store: ApiStore,
+  metrics: HttpMetrics | undefined,
+  tracer: Tracer | undefined,
+): ApiStore {
+  const { employees, shifts, restaurants } = store;
+  return {
+    employees: {
+      find: measured('employees.find', employees.find.bind(employees), metrics, tracer),
+      write: measured('employees.write', employees.write.bind(employees), metrics, tracer),
+    },
+    shifts: {
+      find: measured('shifts.find', shifts.find.bind(shifts), metrics, tracer),
+      write: measured('shifts.write', shifts.write.bind(shifts), metrics, tracer),
+    },
+    restaurants: {
+      findByGuid: measured(
+        'restaurants.findByGuid',
+        restaurants.findByGuid.bind(restaurants),
+        metrics,
+        tracer,
+      ),
+    },
+  };
+}

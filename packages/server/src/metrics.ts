@@ -1,0 +1,112 @@
+import type { OutboxRelay, OutboxRelayStats } from '@workforce-kit/postgres';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { HostRoute } from './host-routes.js';
+
+/**
+ * The server's metrics registry: the process's own metrics (CPU, memory, event loop lag, GC,
+ * handles) from prom-client's `collectDefaultMetrics`; the API and the webhook relay add theirs.
+ */
+export function serverRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** `GET /metrics`: the registry in Prometheus's text format, outside the API's auth and limits. */
+export function metricsRoute(registry: Registry): HostRoute {
+  return {
+    method: 'GET',
+    path: '/metrics',
+    handle: async () => ({
+      status: 200,
+      type: registry.contentType,
+      body: await registry.metrics(),
+    }),
+  };
+}
+
+/** A webhook URL as a label: without credentials, query or fragment, which may hold secrets. */
+function destinationLabel(destination: string): string {
+  const url = new URL(destination);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href;
+}
+
+const OUTCOMES = ['delivered', 'retry', 'dead', 'superseded'] as const;
+
+/**
+ * The webhook relay's metrics, read when the registry is scraped (one `relay.stats()` query per
+ * scrape, shared by the gauges):
+ * - `workforce_kit_webhook_deliveries_total{outcome}`: delivery outcomes this process recorded;
+ * - `workforce_kit_webhook_backlog{destination,state}`: deliveries `pending` and `dead`;
+ * - `workforce_kit_webhook_oldest_pending_seconds`: the age of the oldest event not yet
+ *   delivered (0 when none is pending): the outbox's lag, to alert on.
+ *
+ * When the database cannot be read, the gauges keep their last values and `onError` is told.
+ */
+export function registerRelayMetrics(
+  registry: Registry,
+  relay: OutboxRelay,
+  onError: (error: unknown) => void,
+): void {
+  let pending: Promise<OutboxRelayStats | undefined> | undefined;
+  // The collects of one scrape start together: they share one query.
+  const stats = () => {
+    pending ??= relay
+      .stats()
+      .catch((error: unknown) => {
+        onError(error);
+        return undefined;
+      })
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
+
+  const seen = { delivered: 0, retry: 0, dead: 0, superseded: 0 };
+  const deliveries = new Counter({
+    name: 'workforce_kit_webhook_deliveries_total',
+    help: 'Webhook delivery outcomes this process recorded, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const counts = relay.counts();
+      for (const outcome of OUTCOMES) {
+        this.labels(outcome).inc(counts[outcome] - seen[outcome]);
+        seen[outcome] = counts[outcome];
+      }
+    },
+  });
+  for (const outcome of OUTCOMES) deliveries.labels(outcome).inc(0);
+
+  new Gauge({
+    name: 'workforce_kit_webhook_backlog',
+    help: 'Webhook deliveries not delivered, by destination and state (pending, dead).',
+    labelNames: ['destination', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      const current = await stats();
+      if (current === undefined) return;
+      this.reset();
+      for (const { destination, pending: waiting, dead } of current.destinations) {
+        const label = destinationLabel(destination);
+        this.labels(label, 'pending').set(waiting);
+        this.labels(label, 'dead').set(dead);
+      }
+    },
+  });
+
+  new Gauge({
+    name: 'workforce_kit_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest event not yet delivered to a webhook (0 when none is pending).',
+    registers: [registry],
+    async collect() {
+      const current = await stats();
+      if (current !== undefined) this.set((current.oldestPendingAgeMs ?? 0) / 1000);
+    },
+  });
+}
