@@ -47,7 +47,12 @@ async function storeFor(name: string): Promise<WorkforceStore> {
     name === 'full-pglite'
       ? await PGlite.create()
       : new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-  const store = await createPostgresStore({ client, ownsClient: true });
+  // PGlite as the reference server runs it: the store is its only writer.
+  const store = await createPostgresStore({
+    client,
+    ownsClient: true,
+    soleWriter: name === 'full-pglite',
+  });
   (await store.seed(seed))._unsafeUnwrap();
   return store;
 }
