@@ -8,11 +8,16 @@
 
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createMemoryStore, type ExternalId, type MemoryStore } from '@workforce-kit/core';
-import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
+import {
+  anArchivedEmployee,
+  anEmployee,
+  aRestaurant,
+  aShift,
+  delegatingStore,
+} from '@workforce-kit/core/testing';
 import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
 import { aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import { ADAPTERS } from '../support/adapters.js';
-import { delegatingStore } from '../support/delegating-store.js';
 
 const SECRET = 'tenant-isolation-http-secret-0123456789abcdef';
 const shared = 'SCHEDULER:shared-1' as ExternalId;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createMemoryStore, type MemoryStore } from '@workforce-kit/core';
+import { delegatingStore } from '@workforce-kit/core/testing';
 import {
   type AccessTokenVerifier,
   type ApiStore,
@@ -32,21 +33,6 @@ export function seedOf(json: unknown): Seed {
   const seed = parseSeed(json, new Date());
   if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
   return seed.value;
-}
-
-/** A store whose every call goes to the store `current()` returns at that moment. */
-export function delegatingStore(current: () => ApiStore): ApiStore {
-  return {
-    employees: {
-      find: (restaurant, id) => current().employees.find(restaurant, id),
-      write: (change) => current().employees.write(change),
-    },
-    shifts: {
-      find: (restaurant, id) => current().shifts.find(restaurant, id),
-      write: (change) => current().shifts.write(change),
-    },
-    restaurants: { findByGuid: (guid) => current().restaurants.findByGuid(guid) },
-  };
 }
 
 export interface BreakHooks {

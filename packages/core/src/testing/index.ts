@@ -26,4 +26,5 @@ export {
   newGuid,
   seedRecords,
 } from './builders.js';
+export { delegatingStore } from './delegating-store.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
