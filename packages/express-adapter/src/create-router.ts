@@ -307,15 +307,17 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     }
     next();
   });
-  for (const operation of api.operations) {
-    const method = operation.method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch';
-    router[method](expressPath(operation.path), (req, res, next) => {
-      begin(req, res, res.locals[UNDECODABLE] === true, operation);
-      serve(operation, req, res).catch((error: unknown) => fail(error, req, res, next));
-    });
-  }
+  // One route per path of the spec: its operations by method, then 405 for any other method.
   for (const { template, allow } of api.paths) {
-    router.all(expressPath(template), (req, res) => {
+    const route = router.route(expressPath(template));
+    for (const operation of api.operations.filter((op) => op.path === template)) {
+      const method = operation.method.toLowerCase() as 'get' | 'put' | 'delete' | 'post' | 'patch';
+      route[method]((req, res, next) => {
+        begin(req, res, res.locals[UNDECODABLE] === true, operation);
+        serve(operation, req, res).catch((error: unknown) => fail(error, req, res, next));
+      });
+    }
+    route.all((req, res) => {
       begin(req, res, false);
       problem(res, {
         code: 'METHOD_NOT_ALLOWED',

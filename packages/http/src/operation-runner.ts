@@ -38,7 +38,10 @@ export type OperationResult =
   | { readonly error: DomainError };
 
 /** Runs an operation's use case. */
-export type OperationRunner = (id: OperationId, input: OperationInput) => Promise<OperationResult>;
+export type OperationRunner = (
+  id: OperationId,
+  input: OperationInput,
+) => PromiseLike<OperationResult>;
 
 const committed =
   <T>(toBody: (record: T) => object) =>
@@ -83,10 +86,8 @@ function useCases(deps: UseCaseDeps): {
  */
 export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
   const byId = useCases(deps);
-  return async (id, input) => {
-    const result = await byId[id](input);
-    return result.isOk() ? result.value : { error: result.error };
-  };
+  return (id, input) =>
+    byId[id](input).then((result) => (result.isOk() ? result.value : { error: result.error }));
 }
 
 /**
