@@ -1,5 +1,6 @@
 // The adversarial suite: the reference server, as a real process on loopback, over the memory
-// store and PGlite, under the attacks a black-box probe tried. Every attack that once worked
+// store and PGlite on Express and over the memory store on Fastify, under the attacks a black-box
+// probe tried. Every attack that once worked
 // (issue 10's findings) and every one that held keeps a test here, so that it keeps holding. Each
 // is bounded in time and count, and lands in the report printed at the end.
 import { spawn } from 'node:child_process';
@@ -47,11 +48,18 @@ const MAX_CONNECTIONS = 64;
 /** What the target restaurant's records hold that must never reach the attacker. */
 const B_SECRETS = ['Target Bistro Secret Name', 'Bea', '9931'];
 
-const STORES = ['memory', 'pglite'] as const;
+/** Each store on Express, and the memory store on Fastify: the same attacks on each edge. */
+const TARGETS = [
+  { store: 'memory', framework: 'express' },
+  { store: 'pglite', framework: 'express' },
+  { store: 'memory', framework: 'fastify' },
+] as const;
 
 afterAll(() => printReport());
 
-for (const store of STORES) {
+for (const target of TARGETS) {
+  /** The target as the report names it. */
+  const store = `${target.store} (${target.framework})`;
   describe(`the reference server on ${store}, attacked`, { timeout: 60_000 }, () => {
     let server: ServerProcess;
     let url: string;
@@ -59,7 +67,8 @@ for (const store of STORES) {
 
     beforeAll(async () => {
       server = await startReferenceServer({
-        STORE: store,
+        STORE: target.store,
+        HTTP_FRAMEWORK: target.framework,
         SEED_FILE: await writeSeed(),
         AUTH_HS256_SECRET: SECRET,
         AUTH_AUDIENCE: AUDIENCE,

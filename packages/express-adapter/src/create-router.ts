@@ -330,6 +330,15 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
     begin(req, res, false);
     problem(res, { code: 'NOT_FOUND', detail: 'No operation has this path.' });
   });
+  // An error Express raises in a request the router took (its own, or a host's middleware's
+  // inside the router) is a problem too; others are the host's. Being last and matching every
+  // path, this also makes a request the router does not take leave it on the next tick, as from
+  // any router: the host's answer to it then comes after Node has refused a malformed body (a
+  // bad chunk size is 400 and the connection closed), not before.
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.locals[STATE] === undefined) return next(error);
+    fail(error, req, res, next);
+  });
 
   return Object.assign(router, { ready: Promise.resolve() });
 }
