@@ -1,14 +1,13 @@
 import {
   type ApiOperation,
   type ApiOptions,
-  authenticate,
+  authorizeRequest,
   createApi,
   domainProblem,
   INTERNAL_ERROR,
   isJsonMediaType,
   logDomainError,
   type ProblemOccurrence,
-  permitRestaurant,
   problemBody,
   RESTAURANT_HEADER,
   RETRY_AFTER_SECONDS,
@@ -205,19 +204,15 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
    */
   async function serve(operation: ApiOperation, req: Request, res: Response): Promise<void> {
     const state = stateOf(res);
-    const authentication = await authenticate(
+    const permission = await authorizeRequest(
       api.verifier,
-      req.headers.authorization,
+      {
+        authorization: req.headers.authorization,
+        restaurantContext: req.headers[RESTAURANT_HEADER],
+        address: req.socket.remoteAddress,
+      },
       operation.scope,
       state.log,
-    );
-    if (authentication.problem !== undefined) {
-      return problem(res, authentication.problem, operation);
-    }
-    const permission = permitRestaurant(
-      authentication.principal,
-      req.headers[RESTAURANT_HEADER],
-      req.socket.remoteAddress,
     );
     if (permission.problem !== undefined) return problem(res, permission.problem, operation);
 

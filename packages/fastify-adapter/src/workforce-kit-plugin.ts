@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import {
   type ApiOperation,
   type ApiOptions,
-  authenticate,
+  authorizeRequest,
   createApi,
   createSchemaCompiler,
   domainProblem,
@@ -13,7 +13,6 @@ import {
   type Logger,
   logDomainError,
   type ProblemOccurrence,
-  permitRestaurant,
   problemBody,
   problemStatus,
   RESTAURANT_HEADER,
@@ -361,21 +360,17 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
     (operation: ApiOperation): onRequestHookHandler =>
     async (request, reply) => {
       const state = stateOf(request);
-      const authentication = await authenticate(
+      const permission = await authorizeRequest(
         api.verifier,
-        request.headers.authorization,
+        {
+          authorization: request.headers.authorization,
+          restaurantContext: request.headers[RESTAURANT_HEADER],
+          // The socket's address, as the Express router counts it: not request.ip, which the
+          // host's trustProxy would take from a header the client may set.
+          address: request.socket.remoteAddress,
+        },
         operation.scope,
         state.log,
-      );
-      if (authentication.problem !== undefined) {
-        return problem(request, reply, authentication.problem, operation);
-      }
-      const permission = permitRestaurant(
-        authentication.principal,
-        request.headers[RESTAURANT_HEADER],
-        // The socket's address, as the Express router counts it: not request.ip, which the
-        // host's trustProxy would take from a header the client may set.
-        request.socket.remoteAddress,
       );
       if (permission.problem !== undefined) {
         return problem(request, reply, permission.problem, operation);

@@ -16,10 +16,9 @@ export type {
   VerifierUnavailable,
 } from './auth/access-token.js';
 export {
-  type Authentication,
-  authenticate,
+  type AuthorizationRequest,
+  authorizeRequest,
   type Permission,
-  permitRestaurant,
   RESTAURANT_HEADER,
 } from './auth/authorize.js';
 export {

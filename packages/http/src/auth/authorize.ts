@@ -16,7 +16,7 @@ function invalidToken(description: string): ProblemOccurrence {
 }
 
 /** Who a request speaks for, or the problem that answers it. */
-export type Authentication =
+type Authentication =
   | { readonly principal: Principal; readonly problem?: undefined }
   | { readonly principal?: undefined; readonly problem: ProblemOccurrence };
 
@@ -27,7 +27,7 @@ export type Authentication =
  * @param authorization - the request's `Authorization` header
  * @param scope - the scope the operation requires
  */
-export async function authenticate(
+async function authenticate(
   verifier: AccessTokenVerifier,
   authorization: string | undefined,
   scope: string,
@@ -85,7 +85,7 @@ export type Permission =
  * @param context - the `Platform-Restaurant-External-ID` header as sent
  * @param address - the client's address, for the rate limits of a request without a context
  */
-export function permitRestaurant(
+function permitRestaurant(
   principal: Principal,
   context: string | string[] | undefined,
   address: string | undefined,
@@ -110,4 +110,55 @@ export function permitRestaurant(
     };
   }
   return { restaurant, rateLimitKey: `restaurant:${restaurant}` };
+}
+
+/** What {@link authorizeRequest} reads of a request, whatever the web framework. */
+export interface AuthorizationRequest {
+  /** The `Authorization` header. */
+  readonly authorization: string | undefined;
+  /** The `Platform-Restaurant-External-ID` header as sent (see {@link RESTAURANT_HEADER}). */
+  readonly restaurantContext: string | string[] | undefined;
+  /**
+   * The client's address, for the rate limits of a request without a context: the socket's, not
+   * one taken from a header the client may set.
+   */
+  readonly address: string | undefined;
+}
+
+/**
+ * The authorization of an operation's request, in the contract's order: the bearer token (401
+ * without a valid one, 503 when the verifier's keys cannot be had, 403 without the operation's
+ * scope), then the context restaurant the token may act for (403 `RESTAURANT_NOT_PERMITTED`).
+ * The problem that answers the request, or the restaurant it acts for and the key its rate
+ * limits count it against. A request that names no usable restaurant is let on (validation
+ * answers it with a 400), counted against the client's address.
+ *
+ * @param request - the request's `Authorization` and restaurant headers, and the client's address
+ * @param scope - the scope the operation requires
+ * @param log - the request's logger: a verifier that cannot be reached is logged there
+ * @example
+ * ```ts
+ * const permission = await authorizeRequest(
+ *   api.verifier,
+ *   {
+ *     authorization: req.headers.authorization,
+ *     restaurantContext: req.headers[RESTAURANT_HEADER],
+ *     address: req.socket.remoteAddress,
+ *   },
+ *   operation.scope,
+ *   log,
+ * );
+ * if (permission.problem !== undefined) return answer(permission.problem);
+ * const decision = await api.rateLimiter?.check(permission.rateLimitKey, log);
+ * ```
+ */
+export async function authorizeRequest(
+  verifier: AccessTokenVerifier,
+  request: AuthorizationRequest,
+  scope: string,
+  log: Logger,
+): Promise<Permission> {
+  const authentication = await authenticate(verifier, request.authorization, scope, log);
+  if (authentication.problem !== undefined) return { problem: authentication.problem };
+  return permitRestaurant(authentication.principal, request.restaurantContext, request.address);
 }
