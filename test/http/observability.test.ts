@@ -16,7 +16,15 @@ import { errAsync, ResultAsync } from 'neverthrow';
 import { Registry, register } from 'prom-client';
 import request, { type Test } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADAPTERS, aWorld, closeApps, testApp, tokenFor, type World } from './support/harness.js';
+import {
+  ADAPTERS,
+  aWorld,
+  closeApps,
+  type TestApp,
+  testApp,
+  tokenFor,
+  type World,
+} from './support/harness.js';
 
 const CONTEXT = 'Platform-Restaurant-External-ID';
 const exporter = new InMemorySpanExporter();
@@ -74,6 +82,15 @@ function sampleValue(
 
 const restaurantPath = (guid: string) => `/restaurants/v1/restaurants/${guid}`;
 
+/** GET of the app's restaurant, in its context, by a client whose `token` may act for it. */
+function getRestaurantAs(app: TestApp, token: string): Test {
+  const { guid } = app.world.restaurant;
+  return request(app.url)
+    .get(restaurantPath(guid))
+    .set('Authorization', `Bearer ${token}`)
+    .set(CONTEXT, guid);
+}
+
 /** The ended spans of the request with this id: its server span and the spans of its trace. */
 function spansOf(requestId: string): { server: ReadableSpan; trace: ReadableSpan[] } {
   const all = exporter.getFinishedSpans();
@@ -123,8 +140,8 @@ for (const adapter of ADAPTERS) {
       const authorized = (test: Test) =>
         test.set('Authorization', `Bearer ${token}`).set(CONTEXT, world.restaurant.guid);
       const statuses = [
-        (await authorized(request(app.url).get(restaurantPath(world.restaurant.guid)))).status,
-        (await authorized(request(app.url).get(restaurantPath(world.restaurant.guid)))).status,
+        (await getRestaurantAs(app, token)).status,
+        (await getRestaurantAs(app, token)).status,
         (await request(app.url).get(restaurantPath(world.restaurant.guid))).status,
         (await request(app.url).get('/labor/v1/nowhere')).status,
         (await request(app.url).delete(restaurantPath(world.restaurant.guid))).status,
@@ -138,7 +155,7 @@ for (const adapter of ADAPTERS) {
         // Not the context's restaurant: the operation's own 404.
         (await authorized(request(app.url).get(restaurantPath(world.other.guid)))).status,
         // The fifth request of the restaurant context in 15 minutes.
-        (await authorized(request(app.url).get(restaurantPath(world.restaurant.guid)))).status,
+        (await getRestaurantAs(app, token)).status,
       ];
       expect(statuses).toEqual([200, 200, 401, 404, 405, 200, 404, 429]);
 
@@ -201,14 +218,7 @@ for (const adapter of ADAPTERS) {
       const registry = new Registry();
       const app = await testApp(adapter, { metrics: { registry }, rateLimit: { perSecond: 1 } });
       const token = await tokenFor([app.world.restaurant.guid]);
-      const burst = await Promise.all(
-        Array.from({ length: 4 }, () =>
-          request(app.url)
-            .get(restaurantPath(app.world.restaurant.guid))
-            .set('Authorization', `Bearer ${token}`)
-            .set(CONTEXT, app.world.restaurant.guid),
-        ),
-      );
+      const burst = await Promise.all(Array.from({ length: 4 }, () => getRestaurantAs(app, token)));
       const refused = burst.filter((res) => res.status === 429).length;
       expect(refused).toBeGreaterThan(0);
       const all = await samples(registry);
@@ -233,11 +243,7 @@ for (const adapter of ADAPTERS) {
         world,
       );
       const token = await tokenFor([app.world.restaurant.guid]);
-      const pending = request(app.url)
-        .get(restaurantPath(app.world.restaurant.guid))
-        .set('Authorization', `Bearer ${token}`)
-        .set(CONTEXT, app.world.restaurant.guid)
-        .then((res) => res);
+      const pending = getRestaurantAs(app, token).then((res) => res);
       await vi.waitFor(async () => {
         expect(sampleValue(await samples(registry), 'workforce_kit_http_requests_in_flight')).toBe(
           1,
@@ -255,10 +261,7 @@ for (const adapter of ADAPTERS) {
     it('keeps no metric and makes no span without the options', async () => {
       const app = await testApp(adapter);
       const token = await tokenFor([app.world.restaurant.guid]);
-      const res = await request(app.url)
-        .get(restaurantPath(app.world.restaurant.guid))
-        .set('Authorization', `Bearer ${token}`)
-        .set(CONTEXT, app.world.restaurant.guid);
+      const res = await getRestaurantAs(app, token);
       expect(res.status).toBe(200);
       await vi.waitFor(() => expect(app.logs.map((line) => line.msg)).toContain('request'));
       // Nothing is registered anywhere, not even in prom-client's global registry.
@@ -273,10 +276,7 @@ for (const adapter of ADAPTERS) {
     it("makes a SERVER span per request, with the store's spans as its children and its traceId on the log lines", async () => {
       const app = await testApp(adapter, { tracing: true });
       const token = await tokenFor([app.world.restaurant.guid]);
-      const res = await request(app.url)
-        .get(restaurantPath(app.world.restaurant.guid))
-        .set('Authorization', `Bearer ${token}`)
-        .set(CONTEXT, app.world.restaurant.guid);
+      const res = await getRestaurantAs(app, token);
       expect(res.status).toBe(200);
       const requestId = String(res.headers['x-request-id']);
 
@@ -335,10 +335,7 @@ for (const adapter of ADAPTERS) {
       const world = aWorld();
       const app = await testApp(adapter, { tracing: true, store: downStore(world) }, world);
       const token = await tokenFor([app.world.restaurant.guid]);
-      const res = await request(app.url)
-        .get(restaurantPath(app.world.restaurant.guid))
-        .set('Authorization', `Bearer ${token}`)
-        .set(CONTEXT, app.world.restaurant.guid);
+      const res = await getRestaurantAs(app, token);
       expect(res.status).toBe(503);
       const { server, trace: spans } = await vi.waitFor(() =>
         spansOf(String(res.headers['x-request-id'])),
