@@ -2,15 +2,9 @@
 // The `workforce-kit` command: the reference server, configured from the environment.
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { loadConfig } from './config.js';
+import { GENERATED_SECRET_HINT, loadConfig } from './config.js';
 import { curlSession } from './curl-session.js';
-import {
-  describeStore,
-  GENERATED_SECRET_HINT,
-  type RunningServer,
-  StartupError,
-  startServer,
-} from './server.js';
+import { describeStore, type RunningServer, StartupError, startServer } from './server.js';
 import { webhooksCommand } from './webhooks-command.js';
 
 // `workforce-kit webhooks status|redrive|retire`: the operator's command, on the server's store.

@@ -380,3 +380,7 @@ export function loadConfig(
     )
     .mapErr((message) => ({ type: 'ConfigError', messages: [message] }));
 }
+
+/** What a token signed before a restart is told, when the dev secret was made at start. */
+export const GENERATED_SECRET_HINT =
+  'this server made its signing secret when it started, so tokens issued before it (re)started are refused: log in again, or set AUTH_HS256_SECRET to keep tokens across restarts';

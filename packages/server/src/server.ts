@@ -1,10 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
-import { type AccessTokenVerifier, createJwtVerifier } from '@workforce-kit/express-adapter';
 import {
   createOutboxRelay,
   createPostgresStore,
@@ -17,14 +21,13 @@ import {
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
+import type { App } from './app.js';
 import type { ServerConfig } from './config.js';
-import { devLoginRoutes } from './dev-login.js';
-import { docsRoutes } from './docs.js';
-import { type AppParts, healthRoutes } from './host-routes.js';
-import { metricsRoute, registerRelayMetrics, serverRegistry } from './metrics.js';
+import { registerRelayMetrics } from './metrics.js';
 import { sharedRateLimits } from './shared-rate-limits.js';
-import { startTracing, type Tracing } from './tracing.js';
-import { createWebhookDeliverer } from './webhooks.js';
+import { StartupError } from './startup-error.js';
+
+export { StartupError };
 
 /** A running reference server. */
 export interface RunningServer {
@@ -47,15 +50,6 @@ export interface RunningServer {
    * tracing, the spans still buffered are exported last.
    */
   close(options?: { readonly force?: boolean }): Promise<void>;
-}
-
-/**
- * A start that cannot go on: a bad seed file, a key file that cannot be read, a port in use, a
- * PGlite directory in use by another process or that cannot be opened. Whatever the start had
- * opened is closed when this is thrown.
- */
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
 }
 
 async function readSeed(path: string): Promise<Seed> {
@@ -155,6 +149,8 @@ async function startRelay(
   const { webhooks } = config;
   if (webhooks === undefined) return undefined;
   const once = throttled(30_000);
+  // Loaded here, as the app's modules are: not before the port is bound.
+  const { createWebhookDeliverer } = await import('./webhooks.js');
   try {
     return await createOutboxRelay({
       client,
@@ -225,49 +221,55 @@ function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): stri
  * (Node then closes the connection); connections are checked every second rather than Node's
  * default 30, and at most MAX_CONNECTIONS are served.
  */
-function httpServer(config: ServerConfig, handler?: RequestListener): Server {
+function httpServer(config: ServerConfig): Server {
   const options = {
     headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
     requestTimeout: config.requestTimeoutMs + 1000,
     connectionsCheckingInterval: 1000,
   };
-  const server =
-    handler === undefined ? createHttpServer(options) : createHttpServer(options, handler);
+  const server = createHttpServer(options);
   server.maxConnections = config.maxConnections;
   return server;
 }
 
+/** The bound port, and how the app takes its requests once it is built. */
+interface BoundServer {
+  readonly server: Server;
+  /** Hands the requests to the app: those that came before it was built, then all. */
+  serve(app: RequestListener): void;
+}
+
 /**
- * Builds the app on the configured framework and binds the port; a port in use (or any listen
- * error) is a StartupError with one clear line.
+ * Binds the port before anything else opens; a port in use (or any listen error) is a
+ * StartupError with one clear line, and nothing has been opened. The requests that come before
+ * the app is built wait for it (a fraction of a second), then the app takes them all: the port is
+ * not bound twice and no request goes through anything but the app.
  */
-async function listen(parts: AppParts, config: ServerConfig): Promise<Server> {
-  let server: Server | undefined;
+async function bindPort(config: ServerConfig): Promise<BoundServer> {
+  const server = httpServer(config);
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const hold: RequestListener = (req, res) => {
+    early.push([req, res]);
+  };
+  server.on('request', hold);
   try {
-    // Only the configured framework is loaded: the other would cost start-up time and memory.
-    if (config.httpFramework === 'fastify') {
-      const { fastifyApp } = await import('./fastify-app.js');
-      const app = await fastifyApp(parts, (handler) => {
-        server = httpServer(config, handler);
-        return server;
-      });
-      await app.listen({ port: config.port, host: config.host });
-    } else {
-      const { expressApp } = await import('./express-app.js');
-      server = httpServer(config, expressApp(parts));
-      const listening = server;
-      await new Promise<void>((resolve, reject) => {
-        listening.once('listening', resolve);
-        listening.once('error', reject);
-        listening.listen(config.port, config.host);
-      });
-    }
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+      server.listen(config.port, config.host);
+    });
   } catch (error) {
-    server?.close();
+    server.close();
     throw new StartupError(listenProblem(config, error as NodeJS.ErrnoException));
   }
-  if (server === undefined) throw new StartupError('the HTTP server was not created');
-  return server;
+  return {
+    server,
+    serve(app) {
+      server.off('request', hold);
+      server.on('request', app);
+      for (const [req, res] of early.splice(0)) app(req, res);
+    },
+  };
 }
 
 /**
@@ -314,67 +316,6 @@ export function describeStore(store: ServerConfig['store']): string {
   return `postgres (${url.href})`;
 }
 
-/** What a token signed before a restart is told, when the dev secret was made at start. */
-export const GENERATED_SECRET_HINT =
-  'this server made its signing secret when it started, so tokens issued before it (re)started are refused: log in again, or set AUTH_HS256_SECRET to keep tokens across restarts';
-
-/**
- * A verifier whose refusal of a badly signed token says why that is likely: the development
- * secret was generated at start (no `AUTH_HS256_SECRET`), so a restart changed it.
- */
-function explainingGeneratedSecret(verifier: AccessTokenVerifier): AccessTokenVerifier {
-  return {
-    verify: (token) =>
-      verifier
-        .verify(token)
-        .mapErr((failure) =>
-          failure.type === 'TokenRejected' && failure.reason === 'signature'
-            ? { ...failure, description: `${failure.description}: ${GENERATED_SECRET_HINT}` }
-            : failure,
-        ),
-  };
-}
-
-async function verifierFor(config: ServerConfig, devSecret: string): Promise<AccessTokenVerifier> {
-  const { auth } = config;
-  const claims = {
-    ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),
-    ...(auth.audience === undefined ? {} : { audience: auth.audience }),
-  };
-  if (auth.mode === 'dev') {
-    const verifier = createJwtVerifier({ hs256Secret: devSecret, ...claims });
-    return auth.hs256Secret === undefined ? explainingGeneratedSecret(verifier) : verifier;
-  }
-  if ('jwksUrl' in auth.key) return createJwtVerifier({ jwksUrl: auth.key.jwksUrl, ...claims });
-  if ('hs256Secret' in auth.key)
-    return createJwtVerifier({ hs256Secret: auth.key.hs256Secret, ...claims });
-  let pem: string;
-  try {
-    pem = await readFile(auth.key.publicKeyFile, 'utf8');
-  } catch (error) {
-    throw new StartupError(
-      `AUTH_PUBLIC_KEY_FILE ${auth.key.publicKeyFile} cannot be read: ${(error as Error).message}`,
-    );
-  }
-  try {
-    return createJwtVerifier({ publicKeyPem: pem, ...claims });
-  } catch (error) {
-    throw new StartupError(
-      `AUTH_PUBLIC_KEY_FILE is not a PEM public key: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** Registers the OpenTelemetry SDK of `OTEL_EXPORTER_OTLP_ENDPOINT`, if it is set. */
-async function tracingFor(config: ServerConfig): Promise<Tracing | undefined> {
-  if (config.tracing === undefined) return undefined;
-  try {
-    return await startTracing(config.tracing);
-  } catch (error) {
-    throw new StartupError(`tracing cannot start: ${(error as Error).message}`);
-  }
-}
-
 /**
  * Starts the reference server: the seed loaded into the store, the API router, the development
  * login (`AUTH_MODE=dev`), the API reference at `/docs`, the spec at `/openapi.yaml`, the
@@ -399,63 +340,47 @@ export async function startServer(
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<RunningServer> {
   const seed = await readSeed(config.seedFile);
-  const devSecret =
-    config.auth.mode === 'dev'
-      ? (config.auth.hs256Secret ?? randomBytes(32).toString('base64url'))
-      : '';
-  const auth = await verifierFor(config, devSecret);
-  const tracing = await tracingFor(config);
-  const registry = config.metrics ? serverRegistry() : undefined;
+  // The port first: a port in use opens nothing (no store, no lock).
+  const { server, serve } = await bindPort(config);
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
 
-  // The port is bound before the store opens: a port in use opens nothing (no store, no lock).
-  // Until the store is open, everything but /healthz is a 503 to retry; the API's store is this
-  // one's until then.
+  // Then the app is built (its modules loaded) while the store opens: a new PGlite directory's
+  // template unpacks in a child process meanwhile. Until the store is open, everything but
+  // /healthz is a 503 to retry; the API's store is this one's until then.
   const store = deferredStore();
   const shared = config.rateLimitScope === 'shared' ? sharedRateLimits() : undefined;
   let started = false;
-  let url = '';
-  const parts: AppParts = {
-    routes: [
-      ...healthRoutes(() => store.current),
-      ...(config.auth.mode === 'dev'
-        ? devLoginRoutes({
-            clients: seed.clients,
-            secret: new TextEncoder().encode(devSecret),
-            issuer: config.auth.issuer,
-            audience: config.auth.audience,
-          })
-        : []),
-      ...docsRoutes(() => url),
-      ...(registry === undefined ? [] : [metricsRoute(registry)]),
-    ],
-    api: {
-      store: store.current,
-      auth,
-      logger,
-      rateLimit: {
-        perSecond: config.rateLimitPerSecond,
-        per15Minutes: config.rateLimitPer15Minutes,
-        maxKeys: config.rateLimitMaxKeys,
-        ...(shared === undefined ? {} : { limiter: shared.limiter }),
-      },
-      requestTimeoutMs: config.requestTimeoutMs,
-      onEvent: (event) => logger.info({ event }, 'domain event'),
-      ...(registry === undefined ? {} : { metrics: { registry } }),
-      tracing: tracing !== undefined,
-    },
-    started: () => started,
-    logger,
-  };
-  const server = await listen(parts, config);
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  url = `http://${host}:${port}`;
-
+  let app: App;
   let opened: WorkforceStore;
   let relay: OutboxRelay | undefined;
   try {
-    const { store: created, client } = await createStore(config, seed, logger);
-    opened = created;
+    const [built, created] = await Promise.allSettled([
+      import('./app.js').then(({ buildApp }) =>
+        buildApp(
+          {
+            config,
+            seed,
+            logger,
+            store: store.current,
+            started: () => started,
+            url,
+            sharedLimiter: shared?.limiter,
+          },
+          server,
+        ),
+      ),
+      createStore(config, seed, logger),
+    ]);
+    if (built.status === 'rejected') {
+      if (created.status === 'fulfilled') await created.value.store.close();
+      throw built.reason;
+    }
+    if (created.status === 'rejected') throw created.reason;
+    app = built.value;
+    const { client } = created.value;
+    opened = created.value.store;
     // RATE_LIMIT_SCOPE=shared is STORE=postgres only: the client is the server's pool.
     if (shared !== undefined && client instanceof pg.Pool) shared.open(client);
     try {
@@ -471,7 +396,9 @@ export async function startServer(
     });
     throw error;
   }
+  serve(app.listener);
   store.open(opened);
+  const { registry, tracing } = app;
   if (registry !== undefined && relay !== undefined) {
     const once = throttled(30_000);
     registerRelayMetrics(registry, relay, (error) =>
