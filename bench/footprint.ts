@@ -1,6 +1,6 @@
 // `pnpm --filter @workforce-kit/bench run footprint`: the reference server as a new user meets it
-// (`workforce-kit`, the server package's bin, with its defaults but the rate limits raised so the
-// load is not refused), for each store: start-up to `/readyz` (PGlite on a new directory, then
+// (the server package's bin as `npm start` runs it, with SERVER_NODE_OPTIONS, and its defaults but
+// the rate limits raised so the load is not refused), for each store: start-up to `/readyz` (PGlite on a new directory, then
 // again on it), resident memory idle and after a GET load, and GET throughput beside a bare
 // Express route measured in the same run. Linux (reads /proc). Results: a stdout table and
 // .bench-results/footprint.json.
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import { SERVER_NODE_OPTIONS } from '@workforce-kit/server';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import { BENCH_SECRET, RESTAURANT_GUID } from './fixtures.js';
@@ -118,7 +119,7 @@ async function bareThroughput(): Promise<number> {
 async function measure(store: string, env: NodeJS.ProcessEnv, bare: number): Promise<Row> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(...node(cli), {
+  const child = spawn(...node(...SERVER_NODE_OPTIONS, cli), {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
