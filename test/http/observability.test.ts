@@ -29,10 +29,15 @@ import {
 const CONTEXT = 'Platform-Restaurant-External-ID';
 const exporter = new InMemorySpanExporter();
 
-beforeAll(() => {
+/** Registers the OpenTelemetry SDK whose spans the tests read. */
+function registerSdk(): void {
   trace.setGlobalTracerProvider(
     new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
   );
+}
+
+beforeAll(() => {
+  registerSdk();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 });
@@ -258,8 +263,15 @@ for (const adapter of ADAPTERS) {
       });
     });
 
-    it('keeps no metric and makes no span without the options', async () => {
-      const app = await testApp(adapter);
+    it('keeps no metric and makes no span without the options, when no SDK is registered as the app is built', async () => {
+      trace.disable();
+      let app: TestApp;
+      try {
+        app = await testApp(adapter);
+      } finally {
+        // Registered again before the request: the app decided at creation, and wrapped nothing.
+        registerSdk();
+      }
       const token = await tokenFor([app.world.restaurant.guid]);
       const res = await getRestaurantAs(app, token);
       expect(res.status).toBe(200);
@@ -305,6 +317,27 @@ for (const adapter of ADAPTERS) {
       const logged = app.logs.filter((line) => line.requestId === requestId);
       expect(logged.length).toBeGreaterThan(0);
       for (const line of logged) expect(line.traceId).toBe(server.spanContext().traceId);
+    });
+
+    it('traces without the option when an SDK is registered as the app is built', async () => {
+      const app = await testApp(adapter);
+      const token = await tokenFor([app.world.restaurant.guid]);
+      const res = await getRestaurantAs(app, token);
+      expect(res.status).toBe(200);
+      const { server, trace: spans } = await vi.waitFor(() =>
+        spansOf(String(res.headers['x-request-id'])),
+      );
+      expect(server.name).toBe('GET /restaurants/v1/restaurants/{restaurantGUID}');
+      expect(spans.map((span) => span.name)).toContain('restaurants.findByGuid');
+    });
+
+    it('makes no span with tracing: false, an SDK registered or not', async () => {
+      const app = await testApp(adapter, { tracing: false });
+      const token = await tokenFor([app.world.restaurant.guid]);
+      const res = await getRestaurantAs(app, token);
+      expect(res.status).toBe(200);
+      await vi.waitFor(() => expect(app.logs.map((line) => line.msg)).toContain('request'));
+      expect(() => spansOf(String(res.headers['x-request-id']))).toThrow(/no span/);
     });
 
     it('continues the trace of an incoming traceparent', async () => {

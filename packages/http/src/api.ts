@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
@@ -73,9 +74,14 @@ export interface ApiOptions {
    * `traceparent` it carries, named `GET /labor/v1/…`) with `http.request.method`, `http.route`,
    * `http.response.status_code`, `workforce_kit.operation` and `workforce_kit.request_id`, an
    * error on a 5xx; an INTERNAL span per store call under it (`employees.find`, …); the request's
-   * log lines carry its `traceId`. The spans go to the SDK the host registers (a no-op until one
-   * is; the SDK's context manager makes the store's spans children).
-   * @default false
+   * log lines carry its `traceId`. The spans go to the SDK the host registers (the SDK's context
+   * manager makes the store's spans children).
+   *
+   * Unset, tracing is on when an OpenTelemetry SDK is registered as the API is created (register
+   * it before `createRouter` or `register(workforceKit)`), and off otherwise: then no span is made
+   * and nothing is wrapped, so a request pays nothing for it. `true` or `false` decides outright
+   * (`true` with no SDK registered makes spans that go nowhere until one is).
+   * @default whether an OpenTelemetry SDK is registered when the API is created
    */
   readonly tracing?: boolean;
 }
@@ -114,6 +120,19 @@ export interface Api {
   emit(events: readonly RecordedEvent[], log: Logger): void;
 }
 
+/** The tracer provider of a global proxy no SDK was given to (OpenTelemetry's no-op). */
+const NO_SDK = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether an OpenTelemetry SDK is registered: the global tracer provider (a proxy) delegates to
+ * another provider than the no-op. A global registered by another copy of `@opentelemetry/api`
+ * means an SDK registered it.
+ */
+function tracingSdkRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_SDK;
+}
+
 /**
  * Makes the API of the options: reads the operations from the spec, compiles its request (and,
  * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store;
@@ -134,7 +153,7 @@ export function createApi(options: ApiOptions): Api {
   const operations = readOperations(openapiDocument);
   const { onEvent } = options;
   const metrics = options.metrics && httpMetrics(options.metrics.registry);
-  const tracing = options.tracing === true;
+  const tracing = options.tracing ?? tracingSdkRegistered();
   const rateLimiter =
     options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
   const run = createOperationRunner({
