@@ -357,20 +357,26 @@ export async function startServer(
   let relay: OutboxRelay | undefined;
   try {
     const [built, created] = await Promise.allSettled([
-      import('./app.js').then(({ buildApp }) =>
-        buildApp(
-          {
-            config,
-            seed,
-            logger,
-            store: store.current,
-            started: () => started,
-            url,
-            sharedLimiter: shared?.limiter,
-          },
-          server,
-        ),
-      ),
+      // The app serves as soon as it is built: /healthz answers, the rest 503 until the store is open.
+      import('./app.js')
+        .then(({ buildApp }) =>
+          buildApp(
+            {
+              config,
+              seed,
+              logger,
+              store: store.current,
+              started: () => started,
+              url,
+              sharedLimiter: shared?.limiter,
+            },
+            server,
+          ),
+        )
+        .then((built) => {
+          serve(built.listener);
+          return built;
+        }),
       createStore(config, seed, logger),
     ]);
     if (built.status === 'rejected') {
@@ -396,7 +402,6 @@ export async function startServer(
     });
     throw error;
   }
-  serve(app.listener);
   store.open(opened);
   const { registry, tracing } = app;
   if (registry !== undefined && relay !== undefined) {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -235,6 +235,58 @@ describe('starting', () => {
 });
 
 describe.each(FRAMEWORKS)('on %s', (framework) => {
+  it('answers /healthz while the store opens, and everything else 503 with Retry-After', async () => {
+    // A "database" that takes connections and never answers: the store does not open until the
+    // pool gives up (2 s), and then the start fails.
+    const sockets = new Set<Socket>();
+    const silentDatabase = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silentDatabase.listen(0, '127.0.0.1', resolve));
+    const dbPort = (silentDatabase.address() as AddressInfo).port;
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const attempt = start({
+      HTTP_FRAMEWORK: framework,
+      PORT: String(port),
+      STORE: 'postgres',
+      DATABASE_URL: `postgres://nobody@127.0.0.1:${dbPort}/none`,
+    });
+    const failed = attempt.then(
+      () => 'started',
+      (error: unknown) => error,
+    );
+    try {
+      // Asked until it answers, as long as the start is under way.
+      let health: Response | undefined;
+      while (health === undefined && (await Promise.race([failed, 'pending'])) === 'pending') {
+        health = await fetch(`${url}/healthz`).catch(() => undefined);
+        if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(health?.status).toBe(200);
+      const ready = await fetch(`${url}/readyz`);
+      const api = await fetch(`${url}/restaurants/v1/restaurants/${HARBOR}`);
+      // Answered while the start is still under way, not after it.
+      expect(await Promise.race([failed, 'pending'])).toBe('pending');
+      for (const answer of [ready, api]) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('retry-after')).toBe('1');
+        expect(await answer.json()).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+      }
+      expect(await failed).toBeInstanceOf(StartupError);
+    } finally {
+      await failed;
+      for (const socket of sockets) socket.destroy();
+      silentDatabase.close();
+    }
+  }, 20_000);
+
   describe('shutting down', () => {
     it('stops accepting connections and finishes the request in flight', async () => {
       const server = await start({ HTTP_FRAMEWORK: framework });
