@@ -11,8 +11,9 @@
 // node_modules, every other package beside the package that needs it. With the default (hoisted)
 // layout, the server's dependencies would also sit at the top, and hide a library that imports one
 // of them without declaring it, which is the defect this test is for.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -401,6 +402,39 @@ it('runs the server command from its tarball, healthy, and stops on SIGTERM with
   const health = await fetch(`${server.url}/healthz`);
   expect(health.status).toBe(200);
   expect(await server.stop()).toBe(0);
+});
+
+it('runs the server from its tarball as the README says to run it like npm start, on a new PGlite directory made from the installed template', async () => {
+  const dataDir = join(root, 'pglite-data');
+  const server = await startService(
+    process.execPath,
+    ['--liftoff-only', join(project, 'node_modules', '@workforce-kit', 'server', 'dist', 'cli.js')],
+    project,
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PGLITE_DIR: dataDir,
+      AUTH_HS256_SECRET: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
+  );
+  expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  expect(server.output()).toContain(`pglite (${dataDir})`);
+  expect(await server.stop()).toBe(0);
+  expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+  // Made from the installed package's template, not by initdb (its fallback): the database's
+  // system identifier (pg_control's first 8 bytes) is the template's.
+  const template = join(root, 'pglite-template');
+  await mkdir(template);
+  execFileSync('tar', [
+    'xzf',
+    join(project, 'node_modules', '@workforce-kit', 'postgres', 'pglite-template', 'pgdata.tar.gz'),
+    '-C',
+    template,
+  ]);
+  const systemIdentifier = async (dir: string) =>
+    (await readFile(join(dir, 'global', 'pg_control'))).subarray(0, 8).toString('hex');
+  expect(await systemIdentifier(dataDir)).toBe(await systemIdentifier(template));
 });
 
 it("runs the contract kit's command against the server's, both from their tarballs: exit 0", async () => {
