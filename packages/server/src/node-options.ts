@@ -7,8 +7,7 @@
  * - `--liftoff-only`: V8 runs PGlite's PostgreSQL (WebAssembly) as its baseline compiler
  *   (Liftoff) makes it, and does not compile the hot functions a second time with TurboFan: the
  *   reference server on PGlite keeps about 50 MB less resident memory, idle and under load
- *   (175 MB against 222 MB idle, 212 MB against 268-300 MB after 10 s of GETs, measured with
- *   `pnpm --filter @workforce-kit/bench run footprint`), for PostgreSQL statements about 6%
- *   slower. It changes nothing with `STORE=memory` or `STORE=postgres` (no WebAssembly).
+ *   (measured on the server after 10 s of GETs from 50 connections: 175 against 222 MB idle,
+ *   212-220 against 268-300 MB after the load), for PostgreSQL statements about 6% slower. It changes nothing with `STORE=memory` or `STORE=postgres` (no WebAssembly).
  */
 export const SERVER_NODE_OPTIONS: readonly string[] = ['--liftoff-only'];
