@@ -32,7 +32,7 @@ export interface AppContext {
   readonly logger: Logger;
   /** The API's store: calls reach the real one once it is open. */
   readonly store: WorkforceStore;
-  /** Whether the store is open: until then, everything but `/healthz` is a 503 to retry. */
+  /** Whether the store is open: until then, all but `/healthz` and `/metrics` is a 503 to retry. */
   readonly started: () => boolean;
   /** The server's base URL (the docs name it). */
   readonly url: string;

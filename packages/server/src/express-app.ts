@@ -6,7 +6,13 @@ import {
 } from '@workforce-kit/express-adapter';
 import express, { type Response } from 'express';
 import getRawBody from 'raw-body';
-import { type AppParts, type HostAnswer, NOT_FOUND, STARTING } from './host-routes.js';
+import {
+  type AppParts,
+  type HostAnswer,
+  NOT_FOUND,
+  SERVED_WHILE_STARTING,
+  STARTING,
+} from './host-routes.js';
 import { securityHeaders } from './security-headers.js';
 
 function send(res: Response, answer: HostAnswer): void {
@@ -29,7 +35,7 @@ export function expressApp(parts: AppParts): express.Express {
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.use(requestIds());
   app.use((req, res, next) => {
-    if (parts.started() || req.path === '/healthz') next();
+    if (parts.started() || SERVED_WHILE_STARTING.has(req.path)) next();
     else sendProblem(res, STARTING);
   });
   for (const route of parts.routes) {

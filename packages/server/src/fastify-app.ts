@@ -8,7 +8,7 @@ import {
   workforceKit,
 } from '@workforce-kit/fastify-adapter';
 import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
-import { type AppParts, NOT_FOUND, STARTING } from './host-routes.js';
+import { type AppParts, NOT_FOUND, SERVED_WHILE_STARTING, STARTING } from './host-routes.js';
 import { securityHeaders } from './security-headers.js';
 
 const UNDECODABLE_PATH = {
@@ -37,7 +37,9 @@ export async function fastifyApp(
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.addHook('onRequest', requestIds);
   app.addHook('onRequest', async (request, reply) => {
-    if (parts.started() || request.url === '/healthz') return undefined;
+    if (parts.started() || SERVED_WHILE_STARTING.has(request.routeOptions.url ?? '')) {
+      return undefined;
+    }
     return sendProblem(request, reply, STARTING);
   });
   await app.register(async (host) => {

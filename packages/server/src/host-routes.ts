@@ -74,10 +74,16 @@ export interface AppParts {
   readonly routes: readonly HostRoute[];
   /** The API's options (its store may be opened after the port is bound). */
   readonly api: ApiOptions;
-  /** Whether the store is open: until then, everything but `/healthz` is a 503 to retry. */
+  /** Whether the store is open: until then, all but {@link SERVED_WHILE_STARTING} is a 503 to retry. */
   readonly started: () => boolean;
   readonly logger: Logger;
 }
+
+/**
+ * The paths served while the store opens: the process's liveness, and its metrics (a scrape
+ * during the start sees the process, not a 503).
+ */
+export const SERVED_WHILE_STARTING: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
 
 /** While the store is not open yet. */
 export const STARTING = {

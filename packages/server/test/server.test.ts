@@ -235,7 +235,7 @@ describe('starting', () => {
 });
 
 describe.each(FRAMEWORKS)('on %s', (framework) => {
-  it('answers /healthz while the store opens, and everything else 503 with Retry-After', async () => {
+  it('answers /healthz and /metrics while the store opens, and everything else 503 with Retry-After', async () => {
     // A "database" that takes connections and never answers: the store does not open until the
     // pool gives up (2 s), and then the start fails.
     const sockets = new Set<Socket>();
@@ -270,6 +270,10 @@ describe.each(FRAMEWORKS)('on %s', (framework) => {
         if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(health?.status).toBe(200);
+      // A scrape during the start sees the process.
+      const metrics = await fetch(`${url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('process_cpu_user_seconds_total');
       const ready = await fetch(`${url}/readyz`);
       const api = await fetch(`${url}/restaurants/v1/restaurants/${HARBOR}`);
       // Answered while the start is still under way, not after it.
