@@ -210,7 +210,7 @@ async function createDatabaseIfMissing(
  * files from the root (`/PG_VERSION`): tar strips the `/` and says so (TAR_ENTRY_INFO); any other
  * warning (not an archive, a bad entry) is a problem.
  */
-function unpackTemplate(template: string, directory: string): Promise<string[]> {
+async function unpackTemplate(template: string, directory: string): Promise<string[]> {
   const program = `
     const [tar, template, directory] = process.argv.slice(1);
     const problems = [];
@@ -231,23 +231,17 @@ function unpackTemplate(template: string, directory: string): Promise<string[]> 
     process.stdout.write(JSON.stringify(problems));
   `;
   const tar = createRequire(import.meta.url).resolve('tar');
-  return new Promise((done, fail) => {
-    execFile(
-      process.execPath,
-      ['--eval', program, tar, template, directory],
-      { maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error === null) done(JSON.parse(stdout) as string[]);
-        else fail(new Error(`unpacking the template failed: ${stderr.trim() || error.message}`));
-      },
-    );
-  });
+  const stdout = await runNode(
+    ['--eval', program, tar, template, directory],
+    'unpacking the template',
+  );
+  return JSON.parse(stdout) as string[];
 }
 
 /**
  * Runs PGlite's `initdb` in a child Node process into `directory`, which exits when it is done.
  */
-function initdbInChildProcess(directory: string): Promise<void> {
+async function initdbInChildProcess(directory: string): Promise<void> {
   const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
   const program = `
     const [pglite, directory] = process.argv.slice(1);
@@ -255,15 +249,21 @@ function initdbInChildProcess(directory: string): Promise<void> {
     const db = await PGlite.create(directory);
     await db.close();
   `;
+  await runNode(
+    ['--input-type=module', '--eval', program, pglite, directory],
+    'creating the database',
+  );
+}
+
+/**
+ * Runs a short-lived child Node process with `args` and gives its standard output; fails with
+ * `what` and its standard error (or how it ended) when it does not exit with 0.
+ */
+function runNode(args: readonly string[], what: string): Promise<string> {
   return new Promise((done, fail) => {
-    execFile(
-      process.execPath,
-      ['--input-type=module', '--eval', program, pglite, directory],
-      { maxBuffer: 1 << 20 },
-      (error, _stdout, stderr) => {
-        if (error === null) done();
-        else fail(new Error(`creating the database failed: ${stderr.trim() || error.message}`));
-      },
-    );
+    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error === null) done(stdout);
+      else fail(new Error(`${what} failed: ${stderr.trim() || error.message}`));
+    });
   });
 }
