@@ -94,14 +94,15 @@ function dataOf<T extends StoredRecord>(record: T): string {
 const WRITE_RECORD =
   'SELECT data, version, found, current_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
 
-type CachedRecord = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
+/** An employee or a shift, as the store reads, writes and (as a sole writer) caches it. */
+type RecordOfKind = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
 
 /**
  * The most recently used records of one kind, by restaurant and GUID, and by restaurant and
  * external id: what a sole writer last read or wrote of each. Records are shared with callers,
  * which never change them (the core's records are read-only).
  */
-class RecordCache<T extends CachedRecord> {
+class RecordCache<T extends RecordOfKind> {
   readonly #byGuid = new LRUCache<string, T>({ max: RECORD_CACHE_SIZE });
   readonly #guidByExternalId = new LRUCache<string, Guid>({ max: RECORD_CACHE_SIZE });
 
@@ -169,9 +170,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     )().map(({ rows }) => rows as R[]);
   }
 
-  function write<
-    T extends StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean },
-  >(
+  function write<T extends RecordOfKind>(
     table: 'employees' | 'shifts',
     change: ConditionalWrite<T>,
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
@@ -213,7 +212,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   };
 
   /** Each record kind's reads and writes, through the cache of a sole writer. */
-  function records<T extends CachedRecord>(
+  function records<T extends RecordOfKind>(
     table: 'employees' | 'shifts',
     cache: RecordCache<T> | undefined,
   ) {
