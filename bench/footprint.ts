@@ -1,5 +1,5 @@
 // `pnpm --filter @workforce-kit/bench run footprint`: the reference server as a new user meets it
-// (the server package's bin as `npm start` runs it, with SERVER_NODE_OPTIONS, and its defaults but
+// (the server package's bin, run with no Node option as an installed bin and `npm start` run it, its defaults but
 // the rate limits raised so the load is not refused), for each store: start-up to `/readyz` (PGlite on a new directory, then
 // again on it), resident memory idle and after a GET load, and GET throughput beside a bare
 // Express route measured in the same run. Linux (reads /proc). Results: a stdout table and
@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
-import { SERVER_NODE_OPTIONS } from '@workforce-kit/server';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import { BENCH_SECRET, RESTAURANT_GUID } from './fixtures.js';
@@ -119,7 +118,7 @@ async function bareThroughput(): Promise<number> {
 async function measure(store: string, env: NodeJS.ProcessEnv, bare: number): Promise<Row> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(...node(...SERVER_NODE_OPTIONS, cli), {
+  const child = spawn(...node(cli), {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,

@@ -5,7 +5,6 @@
 // `node scripts/npm-start.mjs --build-only` stops after the build.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   buildIfChanged,
   ensurePnpm,
@@ -23,12 +22,8 @@ if (process.argv.includes('--build-only')) process.exit(0);
 // signal to npm's process group reaches it once, from here, rather than also directly (a second
 // signal makes it cut the requests in flight). The IPC channel ends when this process ends, however
 // it ends (even kill -9): the server then stops too.
-// With the Node.js options it is meant to run with (see SERVER_NODE_OPTIONS).
-const { SERVER_NODE_OPTIONS } = await import(
-  pathToFileURL(join(root, 'packages/server/dist/node-options.js')).href
-);
 const cli = join(root, 'packages/server/dist/cli.js');
-const server = spawn(process.execPath, [...SERVER_NODE_OPTIONS, cli], {
+const server = spawn(process.execPath, [cli], {
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   env,
   detached: true,

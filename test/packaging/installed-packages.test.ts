@@ -404,11 +404,11 @@ it('runs the server command from its tarball, healthy, and stops on SIGTERM with
   expect(await server.stop()).toBe(0);
 });
 
-it('runs the server from its tarball as the README says to run it like npm start, on a new PGlite directory made from the installed template', async () => {
+it('runs the installed bin on a new PGlite directory made from the installed template', async () => {
   const dataDir = join(root, 'pglite-data');
   const server = await startService(
-    process.execPath,
-    ['--liftoff-only', join(project, 'node_modules', '@workforce-kit', 'server', 'dist', 'cli.js')],
+    join(project, 'node_modules', '.bin', 'workforce-kit'),
+    [],
     project,
     {
       PORT: '0',

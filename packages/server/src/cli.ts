@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `workforce-kit` command: the reference server, configured from the environment.
+// First, before PGlite's WebAssembly is compiled: V8's flag that keeps it small (see the module).
+import './liftoff-only.js';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { GENERATED_SECRET_HINT, loadConfig } from './config.js';

@@ -25,7 +25,6 @@ export {
 } from './dev-login.js';
 export { docsRoutes, servedDocument } from './docs.js';
 export type { HostAnswer, HostRequest, HostRoute } from './host-routes.js';
-export { SERVER_NODE_OPTIONS } from './node-options.js';
 export { describeStore, type RunningServer, StartupError, startServer } from './server.js';
 export {
   createWebhookDeliverer,
