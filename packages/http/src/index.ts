@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 export { API_DEFAULTS, type Api, type ApiOptions, type ApiStore, createApi } from './api.js';
+export type { ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
+export { writeAnswer } from './write-answer.js';
 export type {
   AccessTokenVerifier,
   Principal,
