@@ -5,8 +5,9 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@workforce-kit/express-adapter';
-import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import { workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
+import { createRequestHandler } from '@workforce-kit/node-adapter';
 import express from 'express';
 import Fastify from 'fastify';
 
@@ -19,7 +20,12 @@ export interface Served {
 }
 
 export interface Adapter {
-  readonly name: 'express' | 'fastify';
+  readonly name: 'express' | 'fastify' | 'node';
+  /**
+   * Who answers a path that does not percent-decode: the API (problem details, after the token is
+   * checked) or the framework, before any of the API runs (Fastify's own 400 `FST_ERR_BAD_URL`).
+   */
+  readonly undecodablePaths: 'api' | 'framework';
   /** The API of `options` at the root of a new app, ready, as a request listener. */
   handler(options: ApiOptions): Promise<RequestListener>;
   /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
@@ -44,6 +50,7 @@ async function listen(handler: RequestListener): Promise<Served> {
 
 const expressAdapter: Adapter = {
   name: 'express',
+  undecodablePaths: 'api',
   async handler(options) {
     const router = createRouter(options);
     await router.ready;
@@ -56,12 +63,12 @@ const expressAdapter: Adapter = {
 
 const fastifyAdapter: Adapter = {
   name: 'fastify',
+  undecodablePaths: 'framework',
   async handler(options) {
     // Fastify hands its request listener to the server factory (its documented way to serve on a
     // server it does not make); the server made here is never started.
     let listener: RequestListener | undefined;
     const app = Fastify({
-      ...fastifyOptions,
       serverFactory: (handler) => {
         listener = handler;
         return createServer(handler);
@@ -73,7 +80,7 @@ const fastifyAdapter: Adapter = {
     return listener;
   },
   async serve(options) {
-    const app = Fastify({ ...fastifyOptions, forceCloseConnections: true });
+    const app = Fastify({ forceCloseConnections: true });
     await app.register(workforceKit, options);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
@@ -81,4 +88,21 @@ const fastifyAdapter: Adapter = {
   },
 };
 
-export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter];
+const nodeAdapter: Adapter = {
+  name: 'node',
+  undecodablePaths: 'api',
+  async handler(options) {
+    const handler = createRequestHandler(options);
+    // A host whose own fallback is a plain 404, as Express's and Fastify's are.
+    return (req, res) =>
+      handler(req, res, () => {
+        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('Not Found');
+      });
+  },
+  async serve(options) {
+    return listen(await this.handler(options));
+  },
+};
+
+export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter, nodeAdapter];

@@ -8,8 +8,6 @@
  * @packageDocumentation
  */
 export { API_DEFAULTS, type Api, type ApiOptions, type ApiStore, createApi } from './api.js';
-export type { ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
-export { writeAnswer } from './write-answer.js';
 export type {
   AccessTokenVerifier,
   Principal,
@@ -32,6 +30,7 @@ export type { Logger } from './logger.js';
 export { isJsonMediaType } from './media-type.js';
 export type { OperationInput, OperationResult, OperationRunner } from './operation-runner.js';
 export type { ApiOperation, ApiPath, OperationId, OperationMethod } from './operations.js';
+export type { ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
 export {
   domainProblem,
   IDENTIFIER_MESSAGES,
@@ -85,3 +84,4 @@ export {
   WEBHOOK_TYPES,
   type WebhookBody,
 } from './wire-bodies.js';
+export { writeAnswer } from './write-answer.js';

@@ -12,11 +12,11 @@
  *    against the spec (400), the use case (200, or its problem), its events, the answer.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RecordedEvent } from '@workforce-kit/core';
 import { parse as parseQuery } from 'node:querystring';
 import type { Readable } from 'node:stream';
-import { RESTAURANT_HEADER, authorizeRequest } from './auth/authorize.js';
+import type { RecordedEvent } from '@workforce-kit/core';
 import type { AccessTokenVerifier } from './auth/access-token.js';
+import { authorizeRequest, RESTAURANT_HEADER } from './auth/authorize.js';
 import { readJsonBody } from './json-body.js';
 import type { Logger } from './logger.js';
 import { isJsonMediaType } from './media-type.js';
@@ -228,13 +228,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     } else if (observed !== undefined) {
       closed = (response) => observed.end(response);
     }
-    return new Exchange(
-      requestId,
-      log,
-      observed,
-      query < 0 ? sent : sent.slice(0, query),
-      closed,
-    );
+    return new Exchange(requestId, log, observed, query < 0 ? sent : sent.slice(0, query), closed);
   }
 
   /** An operation's request, from its token to its answer. */

@@ -60,7 +60,9 @@ export function routeTable(
     const segments = template.split('/');
     const path: CompiledPath = {
       literals: segments.map((segment) => (segment.startsWith('{') ? undefined : segment)),
-      names: segments.map((segment) => (segment.startsWith('{') ? segment.slice(1, -1) : undefined)),
+      names: segments.map((segment) =>
+        segment.startsWith('{') ? segment.slice(1, -1) : undefined,
+      ),
       allow,
       byMethod: new Map(
         operations.filter((op) => op.path === template).map((op) => [op.method, op] as const),
@@ -76,7 +78,9 @@ export function routeTable(
     }
     const segments = path.split('/');
     for (const candidate of compiled.get(segments.length) ?? []) {
-      if (!candidate.literals.every((literal, i) => literal === undefined || literal === segments[i])) {
+      if (
+        !candidate.literals.every((literal, i) => literal === undefined || literal === segments[i])
+      ) {
         continue;
       }
       if (segments.some((segment, i) => candidate.names[i] !== undefined && segment === '')) {
