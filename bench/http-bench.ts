@@ -34,16 +34,25 @@ const pinned = availableParallelism() > 1 && spawnSync('taskset', ['--version'])
 // The load generator (this process) keeps to core 1; the server under test gets core 0.
 if (pinned) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
 
-type Mode = 'bare' | 'full' | 'full-pglite' | 'full-postgres' | 'fastify' | 'fastify-reference';
+type Mode =
+  | 'bare'
+  | 'full'
+  | 'node'
+  | 'full-pglite'
+  | 'full-postgres'
+  | 'fastify'
+  | 'fastify-reference';
 const MODES: Mode[] = [
   'bare',
   'full',
+  'node',
   ...STORES.map((store) => `full-${store}` as Mode),
   ...(FASTIFY ? (['fastify', 'fastify-reference'] as const) : []),
 ];
 const LABELS: Record<Mode, string> = {
   bare: 'bare Express',
   full: 'Express adapter, memory',
+  node: 'node:http adapter, memory',
   'full-pglite': 'Express adapter, PGlite',
   'full-postgres': 'Express adapter, PostgreSQL 15',
   fastify: 'Fastify adapter, memory',

@@ -1,9 +1,10 @@
 // A benchmark target, started by http-bench.ts: `tsx server.ts <mode>`.
 // full, full-pglite, full-postgres: createRouter (auth + validation + core) over the memory store,
 // PGlite, or the PostgreSQL server at DATABASE_URL; bare: a plain Express 5 route answering the
-// same body. fastify: the Fastify plugin over the memory store; fastify-reference: a hand-written
+// same body. node: the node:http handler over the memory store. fastify: the Fastify plugin over the memory store; fastify-reference: a hand-written
 // Fastify app with the same routes, their JSON schemas and a jose verification per request,
 // answering the same body (what the plugin should beat). Prints the port when listening.
+import { createServer } from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import { createMemoryStore, type WorkforceStore } from '@workforce-kit/core';
 import {
@@ -12,7 +13,8 @@ import {
   toEmployeeBody,
   toRestaurantBody,
 } from '@workforce-kit/express-adapter';
-import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import { workforceKit } from '@workforce-kit/fastify-adapter';
+import { createRequestHandler } from '@workforce-kit/node-adapter';
 import { createPostgresStore } from '@workforce-kit/postgres';
 import express from 'express';
 import Fastify from 'fastify';
@@ -57,8 +59,20 @@ async function storeFor(name: string): Promise<WorkforceStore> {
   return store;
 }
 
-if (mode?.startsWith('fastify')) {
-  const fastify = Fastify(fastifyOptions);
+if (mode === 'node') {
+  const handler = createRequestHandler({
+    store: createMemoryStore(seed),
+    auth: createJwtVerifier({ hs256Secret: BENCH_SECRET }),
+    rateLimit: UNLIMITED,
+  });
+  const server = createServer(handler).listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    announce(address.port);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else if (mode?.startsWith('fastify')) {
+  const fastify = Fastify();
   if (mode === 'fastify') {
     await fastify.register(workforceKit, {
       store: createMemoryStore(seed),

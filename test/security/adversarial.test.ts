@@ -53,6 +53,7 @@ const TARGETS = [
   { store: 'memory', framework: 'express' },
   { store: 'pglite', framework: 'express' },
   { store: 'memory', framework: 'fastify' },
+  { store: 'memory', framework: 'node' },
 ] as const;
 
 afterAll(() => printReport());

@@ -17,6 +17,7 @@ import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import {
   devLogin,
   runReferenceCommand,
@@ -237,7 +238,9 @@ beforeAll(async () => {
   servers = await Promise.all(
     Array.from({ length: PROCESSES }, (_, i) =>
       startReferenceServer(
-        serverEnv(database.url, { HTTP_FRAMEWORK: i % 2 === 0 ? 'express' : 'fastify' }),
+        serverEnv(database.url, {
+          HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
+        }),
       ),
     ),
   );

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../server/src/config.js';
 import { runKit, type ServerProcess, startReferenceServer } from './support/processes.js';
 import { DEMO_SEED_FILE } from './support/router-target.js';
 
@@ -45,8 +46,7 @@ const stores: readonly [string, () => Promise<Record<string, string>>][] = [
   ],
 ];
 
-const FRAMEWORKS = ['express', 'fastify'] as const;
-const targets = FRAMEWORKS.flatMap((framework) =>
+const targets = HTTP_FRAMEWORKS.flatMap((framework) =>
   stores.map(([store, storeEnv]) => [framework, store, storeEnv] as const),
 );
 
