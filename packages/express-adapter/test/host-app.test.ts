@@ -1,12 +1,13 @@
 // The Express router in a host app, over real HTTP (supertest): one middleware, mounted under a
-// path among the host's own routes, and the host's routes answering with the router's request ids
-// and problems (requestIds, problemHandler). What the API answers is the same through every
-// adapter and is tested once for all of them, in test/http of the repository.
+// path among the host's own routes, taking a body the host's express.json() already parsed, and
+// the host's routes answering with the router's request ids and problems (requestIds,
+// problemHandler). What the API answers is the same through every adapter and is tested once for
+// all of them, in test/http of the repository.
 import { Writable } from 'node:stream';
 import { aWorld, type World } from '@workforce-kit/core/testing';
 import { RESTAURANT_HEADER } from '@workforce-kit/http';
 import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
 import request, { type Response } from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
@@ -148,6 +149,40 @@ describe('the request as the client sent it, mount path included', () => {
         status: 401,
       }),
     ]);
+  });
+});
+
+describe("a body the host's express.json() already parsed", () => {
+  /** A host app with `parser` before the router, and an unarchive of its archived employee. */
+  async function unarchiveAfter(parser: RequestHandler) {
+    const world = aWorld();
+    const app = express()
+      .use(parser)
+      .use(createRouter(testApiOptions(world.seed)));
+    const token = await tokenFor([world.restaurant.guid]);
+    const unarchive = (type: string, body: string) =>
+      request(app)
+        .put(unarchivePath(world.archivedEmployee.guid))
+        .set('Authorization', `Bearer ${token}`)
+        .set(RESTAURANT_HEADER, world.restaurant.guid)
+        .set('Content-Type', type)
+        .send(body);
+    return { world, unarchive };
+  }
+
+  it('is taken as parsed: the router does not read the request again', async () => {
+    // The host's parser, and its limit, decide on the body: past the router's own 16 KiB.
+    const { world, unarchive } = await unarchiveAfter(express.json({ limit: '1mb' }));
+    const res = await unarchive('application/json', JSON.stringify({ pad: 'x'.repeat(20 * 1024) }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ guid: world.archivedEmployee.guid, deleted: false });
+    // A small body too reaches the use case (the employee is no longer archived).
+    expectProblem(await unarchive('application/json', '{"a":1}'), 400, 'EMPLOYEE_NOT_ARCHIVED');
+  });
+
+  it('still has its media type checked by the router (415)', async () => {
+    const { unarchive } = await unarchiveAfter(express.json({ type: () => true }));
+    expectProblem(await unarchive('text/plain', '{}'), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });
 
