@@ -13,7 +13,6 @@ export type WorkforceRouter = RequestHandler & {
 
 /** What a body parser of the host (`express.json()` before the router) leaves on a request. */
 interface ParsedRequest {
-  readonly _body?: boolean;
   readonly body?: unknown;
 }
 
@@ -46,7 +45,6 @@ interface ParsedRequest {
 export function createRouter(options: RouterOptions): WorkforceRouter {
   const api = createApi(options);
   const router: RequestHandler = (req, res, next) => {
-    const parsed = req as ParsedRequest;
     const answering = api.handle({
       method: req.method,
       url: req.url,
@@ -54,7 +52,8 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       headers: req.headers,
       address: req.socket.remoteAddress,
       requestId: assignedRequestId(res),
-      body: parsed._body === true ? { parsed: parsed.body } : req,
+      // A body the host's parser already read (its stream has ended) is taken as it parsed it.
+      body: req.readableEnded ? { parsed: (req as ParsedRequest).body } : req,
     });
     if (answering === undefined) {
       next();
