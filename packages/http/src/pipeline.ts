@@ -9,7 +9,9 @@
  *    bearer token (401, 403, 503), the restaurant the token may act for (403), the rate limits
  *    (429) and the media type (415); an unauthenticated body is never read;
  * 3. with the body (413, 400): a path segment that does not percent-decode (400), validation
- *    against the spec (400), the use case (200, or its problem), its events, the answer.
+ *    against the spec (400: the identifiers by the core's parsers, once each, the restaurant's
+ *    header by `authorizeRequest`; the rest by ajv), the use case (200, or its problem) given the
+ *    parsed identifiers, its events, the answer.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
@@ -242,7 +244,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const { log } = exchange;
     const { headers } = request;
     // The head: the bearer token (401, 403 without the scope, 503 when it cannot be checked) and
-    // the restaurant the token may act for (403).
+    // the restaurant the token may act for (403), its header parsed.
     const permission = await authorizeRequest(
       parts.verifier,
       {
@@ -282,31 +284,36 @@ export function createPipeline(parts: PipelineParts): Pipeline {
         body = read.value;
       }
     }
-    // The inputs: a constrained path parameter that does not percent-decode, then the spec.
+    // The inputs: a constrained path parameter that does not percent-decode, then the spec (the
+    // identifiers parsed, the restaurant's as authorized).
     if (undecodable !== undefined) {
       const input = {
         path: `/params/${undecodable}`,
         message: 'is not valid percent-encoding',
         missing: false,
       };
-      return problemAnswer(exchange, limits, validationProblem([input], new Map()), operation);
+      return problemAnswer(exchange, limits, validationProblem([input]), operation);
     }
     const queryAt = request.url.indexOf('?');
     const query = queryAt < 0 ? NO_QUERY : parseQuery(request.url.slice(queryAt + 1));
-    const check = parts.requestValidators.get(operation.id)?.({ params, headers, query, body });
+    const check = parts.requestValidators.get(operation.id)?.({
+      params,
+      headers,
+      query,
+      body,
+      restaurant: permission.restaurant,
+    });
     if (check === undefined || !check.valid) {
-      const invalid = check?.invalid ?? [];
-      const problem = validationProblem(invalid, operation.identifierMessages);
+      const problem = validationProblem(check?.invalid ?? []);
       return problemAnswer(exchange, limits, problem, operation);
     }
     // Answered already (the request timed out while its body or a check was pending): the client
     // was told it failed, so its change must not start.
     if (exchange.answered) return undefined;
-    const restaurantContext = headers[RESTAURANT_HEADER];
     const result = await parts.run(operation.id, {
-      params,
+      restaurant: check.restaurant,
+      path: check.path,
       query: check.query,
-      restaurantContext: typeof restaurantContext === 'string' ? restaurantContext : '',
       requestId: exchange.requestId,
       telemetry: exchange.telemetry,
     });
