@@ -5,7 +5,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@workforce-kit/express-adapter';
-import { workforceKit } from '@workforce-kit/fastify-adapter';
+import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import express from 'express';
@@ -21,11 +21,6 @@ export interface Served {
 
 export interface Adapter {
   readonly name: 'express' | 'fastify' | 'node';
-  /**
-   * Who answers a path that does not percent-decode: the API (problem details, after the token is
-   * checked) or the framework, before any of the API runs (Fastify's own 400 `FST_ERR_BAD_URL`).
-   */
-  readonly undecodablePaths: 'api' | 'framework';
   /** The API of `options` at the root of a new app, ready, as a request listener. */
   handler(options: ApiOptions): Promise<RequestListener>;
   /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
@@ -50,7 +45,6 @@ async function listen(handler: RequestListener): Promise<Served> {
 
 const expressAdapter: Adapter = {
   name: 'express',
-  undecodablePaths: 'api',
   async handler(options) {
     const router = createRouter(options);
     await router.ready;
@@ -63,12 +57,12 @@ const expressAdapter: Adapter = {
 
 const fastifyAdapter: Adapter = {
   name: 'fastify',
-  undecodablePaths: 'framework',
   async handler(options) {
     // Fastify hands its request listener to the server factory (its documented way to serve on a
     // server it does not make); the server made here is never started.
     let listener: RequestListener | undefined;
     const app = Fastify({
+      frameworkErrors: frameworkErrors(),
       serverFactory: (handler) => {
         listener = handler;
         return createServer(handler);
@@ -80,7 +74,7 @@ const fastifyAdapter: Adapter = {
     return listener;
   },
   async serve(options) {
-    const app = Fastify({ forceCloseConnections: true });
+    const app = Fastify({ frameworkErrors: frameworkErrors(), forceCloseConnections: true });
     await app.register(workforceKit, options);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
@@ -90,7 +84,6 @@ const fastifyAdapter: Adapter = {
 
 const nodeAdapter: Adapter = {
   name: 'node',
-  undecodablePaths: 'api',
   async handler(options) {
     const handler = createRequestHandler(options);
     // A host whose own fallback is a plain 404, as Express's and Fastify's are.

@@ -25,4 +25,9 @@ export {
   type WindowCounter,
 } from '@workforce-kit/http';
 export { problemErrorHandler, requestIdOf, requestIds, sendProblem } from './host-helpers.js';
-export { type WorkforceKitOptions, workforceKit } from './workforce-kit-plugin.js';
+export {
+  type FrameworkErrorsHandler,
+  frameworkErrors,
+  type WorkforceKitOptions,
+  workforceKit,
+} from './workforce-kit-plugin.js';

@@ -1,5 +1,6 @@
-import { type ApiAnswer, type ApiOptions, createApi } from '@workforce-kit/http';
+import { type Api, type ApiAnswer, type ApiOptions, createApi } from '@workforce-kit/http';
 import type {
+  FastifyError,
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
@@ -23,35 +24,50 @@ function send(reply: FastifyReply, answer: ApiAnswer): FastifyReply {
   return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
+/**
+ * The request to the pipeline of an API mounted under `prefix`, or `undefined` when the request's
+ * path is not under it as sent (the host's router options may route another case or doubled
+ * slashes here: those are not the API's).
+ */
+function answering(
+  api: Api,
+  prefix: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<ApiAnswer> | undefined {
+  const url = request.raw.url ?? request.url;
+  if (!url.startsWith(prefix)) return undefined;
+  return api.handle({
+    method: request.method,
+    url: prefix === '' ? url : url.slice(prefix.length),
+    originalUrl: url,
+    headers: request.headers,
+    // The socket's address: not request.ip, which the host's trustProxy would take from a header
+    // the client may set.
+    address: request.socket.remoteAddress,
+    requestId: assignedRequestId(reply),
+    body: request.raw,
+  });
+}
+
+/** The APIs registered on each HTTP server, with their prefixes, for {@link frameworkErrors}. */
+const mounted = new WeakMap<object, { readonly api: Api; readonly prefix: string }[]>();
+
 async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): Promise<void> {
   const api = createApi(options);
   const { prefix } = fastify;
+  mounted.set(fastify.server, [...(mounted.get(fastify.server) ?? []), { api, prefix }]);
 
   // The whole request is the pipeline's, answered from the route's first hook: Fastify neither
   // parses nor checks its body (the pipeline reads one only for an operation that takes one, once
   // its head has passed), and the route's handler is never reached.
   const serve: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply) => {
-    const { url } = request;
-    // A path the host's router options route here but that is not under the prefix as sent
-    // (another case, doubled slashes) is not the API's.
-    const answering = url.startsWith(prefix)
-      ? api.handle({
-          method: request.method,
-          url: prefix === '' ? url : url.slice(prefix.length),
-          originalUrl: url,
-          headers: request.headers,
-          // The socket's address: not request.ip, which the host's trustProxy would take from a
-          // header the client may set.
-          address: request.socket.remoteAddress,
-          requestId: assignedRequestId(reply),
-          body: request.raw,
-        })
-      : undefined;
-    if (answering === undefined) {
+    const answer = answering(api, prefix, request, reply);
+    if (answer === undefined) {
       reply.callNotFound();
       return Promise.resolve(reply);
     }
-    return answering.then((answer) => send(reply, answer));
+    return answer.then((ready) => send(reply, ready));
   };
   const unreached = (_request: FastifyRequest, reply: FastifyReply) => reply.callNotFound();
 
@@ -62,6 +78,42 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
       fastify.route({ method, url, exposeHeadRoute: false, onRequest: serve, handler: unreached });
     }
   }
+}
+
+/** A Fastify instance's `frameworkErrors` handler. */
+export type FrameworkErrorsHandler = (
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
+
+/**
+ * An optional `frameworkErrors` handler for the Fastify instance: a request Fastify refuses before
+ * any route because its path does not percent-decode (`FST_ERR_BAD_URL`) is answered by the API
+ * when the path is one of its own, exactly as the Express and node:http adapters answer it (the
+ * token first, then 400 `VALIDATION_FAILED` naming the parameter, or 404 for `restaurantGUID`).
+ * Any other framework error, or a path outside the API, goes to `otherwise` (by default Fastify's
+ * own answer).
+ *
+ * @param otherwise - the host's handler of the rest
+ * @example
+ * ```ts
+ * const app = Fastify({ frameworkErrors: frameworkErrors() });
+ * await app.register(workforceKit, options);
+ * ```
+ */
+export function frameworkErrors(
+  otherwise: FrameworkErrorsHandler = (error, _request, reply) => reply.send(error),
+): FrameworkErrorsHandler {
+  return (error, request, reply) => {
+    if (error.code === 'FST_ERR_BAD_URL') {
+      for (const { api, prefix } of mounted.get(request.server.server) ?? []) {
+        const answer = answering(api, prefix, request, reply);
+        if (answer !== undefined) return answer.then((ready) => send(reply, ready));
+      }
+    }
+    return otherwise(error, request, reply);
+  };
 }
 
 /** The id the host's `requestIds` hook gave the request, if it did. */
@@ -85,7 +137,8 @@ function assignedRequestId(reply: FastifyReply): string | undefined {
  *
  * What the instance decides before any plugin runs:
  * - a path that does not percent-decode is answered by Fastify itself (400 `FST_ERR_BAD_URL`,
- *   not problem details), unless the instance's `frameworkErrors` answers it otherwise;
+ *   not problem details), unless the instance's `frameworkErrors` answers it otherwise:
+ *   {@link frameworkErrors} hands those of the API's paths to the API;
  * - a method the instance does not route (Fastify routes GET, HEAD, POST, PUT, DELETE, PATCH,
  *   OPTIONS, TRACE and QUERY; not SEARCH, PROPFIND, …) never reaches the plugin: the host's 404,
  *   where the other adapters answer 405. Add it with `app.addHttpMethod` before registering the

@@ -1,5 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import {
+  frameworkErrors,
   problemErrorHandler,
   requestIds,
   sendProblem,
@@ -28,12 +29,13 @@ export async function fastifyApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     serverFactory: (handler) => serverFactory(handler),
-    // A path that does not percent-decode is refused by Fastify before any route or hook: as
-    // problem details under a request id, as on the other frameworks.
-    frameworkErrors: (error, request, reply) =>
+    // A path that does not percent-decode is refused by Fastify before any route or hook: the
+    // API answers those of its paths, as on the other frameworks; the rest are problem details.
+    frameworkErrors: frameworkErrors((error, request, reply) =>
       error.code === 'FST_ERR_BAD_URL'
         ? sendProblem(request, reply, UNDECODABLE_PATH)
         : problemErrorHandler(parts.logger)(error, request, reply),
+    ),
   });
   app.addHook('onRequest', (request, reply, done) =>
     securityHeaders(request.raw, reply.raw, (error?: unknown) =>
