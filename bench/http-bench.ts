@@ -112,6 +112,7 @@ const runs: Run[] = [];
 
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
   const server = await starter.start(row);
+  let failed = false;
   try {
     await checkAnswer(row, server.url);
     for (const scenario of SCENARIOS) {
@@ -143,11 +144,18 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         console.error(
           `  ${run.non2xx} non-2xx responses and ${run.errors} errors (status codes: ${JSON.stringify(run.statusCodes)})`,
         );
-        process.exitCode = 1;
+        failed = true;
       }
     }
   } finally {
     await server.stop();
+  }
+  // A server's log (a line per request at LOG_LEVEL=info) is kept only when a run of it failed.
+  if (failed) {
+    console.error(`  its log: ${server.logFile}`);
+    process.exitCode = 1;
+  } else {
+    await rm(server.logFile, { force: true });
   }
 }
 
@@ -156,10 +164,12 @@ const seedFile = join(work, 'seed.json');
 await writeFile(seedFile, JSON.stringify(seedToJson(benchSeed())));
 const starter = new RowStarter(work, seedFile);
 
+/** Stops every server; removes the work directory unless a run failed (its logs are there). */
 async function cleanUp(): Promise<void> {
   await stopAll();
   await starter.close();
-  await rm(work, { recursive: true, force: true });
+  if (process.exitCode === 1) console.error(`the servers' logs are kept in ${work}`);
+  else await rm(work, { recursive: true, force: true });
 }
 
 // An interrupted bench stops what it started.
@@ -184,7 +194,7 @@ const labels = new Map(ROWS.map((row) => [row.id, row.label]));
 const summary: Summary[] = [];
 const targets: TargetResult[] = [];
 console.log(
-  `\n${CONNECTIONS} connections; every server twice (the second pass in reverse order), ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up; means of the two runs; × bare Express of this run; ${pinned ? 'server on core 0, load generator on core 1' : 'no CPU pinning (taskset missing or one core)'}.`,
+  `\n${CONNECTIONS} connections; every server twice (the second pass in reverse order), ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up; means of the two runs; × bare Express of this run; ${pinned ? 'server on core 0, load generator on core 1' : 'no CPU pinning (taskset missing or one core)'}. The workforce-kit rows are the bin with its defaults (LOG_LEVEL=info: a log line per request, to a file); the peers log nothing.`,
 );
 for (const scenario of SCENARIOS) {
   const rows = summarise(scenario.name, runs, labels);

@@ -21,6 +21,8 @@ const running = new Set<ChildProcess>();
 export interface Launched {
   /** Its base URL, as its log announced it. */
   readonly url: string;
+  /** Where its stdout and stderr go. */
+  readonly logFile: string;
   stop(): Promise<void>;
 }
 
@@ -55,7 +57,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
   }
   running.add(child);
   child.once('exit', () => running.delete(child));
-  const launched: Launched = { url: '', stop: () => stop(child) };
+  const launched: Launched = { url: '', logFile: options.logFile, stop: () => stop(child) };
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
   for (;;) {
     const text = await readFile(options.logFile, 'utf8');
