@@ -4,7 +4,7 @@
 // is taken over at once; several processes taking over one stale lock at once: exactly one wins.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,17 +15,25 @@ import {
   lockDirectory,
 } from '@workforce-kit/postgres';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exited, track } from '../support/processes.js';
 
 const holdLock = fileURLToPath(new URL('../support/hold-lock.ts', import.meta.url));
+/** What the test running now started and made: killed and removed when it ends. */
 const children: ChildProcess[] = [];
+const dirs: string[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    child.kill('SIGKILL');
+    await exited(child);
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function freshDir(): string {
   const dir = join(tmpdir(), `workforce-kit-lock-${randomUUID()}`);
   mkdirSync(dir);
+  dirs.push(dir);
   return dir;
 }
 
@@ -37,10 +45,12 @@ interface Holder {
 }
 
 function holder(dir: string, ...args: string[]): Holder {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@workforce-kit/source', holdLock, dir, ...args],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+  const child = track(
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@workforce-kit/source', holdLock, dir, ...args],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+    ),
   );
   children.push(child);
   let out = '';
@@ -100,9 +110,10 @@ describe('lockDirectory', () => {
     await killed.exited;
     expect(readHolder(dir).pid).toBe(killed.child.pid);
 
+    // At once: not after a staleness timeout (seconds), with room for a busy machine's file I/O.
     const started = performance.now();
     const lock = lockDirectory(dir);
-    expect(performance.now() - started).toBeLessThan(250);
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(readHolder(dir).pid).toBe(process.pid);
     lock.release();
   }, 30_000);

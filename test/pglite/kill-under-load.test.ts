@@ -377,10 +377,12 @@ beforeAll(() => {
     ),
   );
   // What npm start does before it starts the server: install and build, when anything changed.
-  const build = spawn(process.execPath, ['scripts/npm-start.mjs', '--build-only'], {
-    cwd: root,
-    stdio: 'ignore',
-  });
+  const build = track(
+    spawn(process.execPath, ['scripts/npm-start.mjs', '--build-only'], {
+      cwd: root,
+      stdio: 'ignore',
+    }),
+  );
   return new Promise<void>((resolve, reject) =>
     build.once('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`npm start --build-only exited with ${code}`)),
