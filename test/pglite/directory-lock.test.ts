@@ -39,7 +39,9 @@ function freshDir(): string {
 
 interface Holder {
   readonly child: ChildProcess;
-  /** The first line it printed: whether it holds the lock. */
+  /** Its `ready` line (racers only): started, waiting for the moment to try at. */
+  readonly ready: Promise<void>;
+  /** Its JSON line: whether it holds the lock. */
   readonly answer: Promise<{ held: boolean; pid?: number; error?: string }>;
   readonly exited: Promise<void>;
 }
@@ -49,21 +51,32 @@ function holder(dir: string, ...args: string[]): Holder {
     spawn(
       process.execPath,
       ['--import', 'tsx', '--conditions=@workforce-kit/source', holdLock, dir, ...args],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['pipe', 'pipe', 'inherit'] },
     ),
   );
   children.push(child);
-  let out = '';
-  const answer = new Promise<{ held: boolean; pid?: number; error?: string }>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line !== undefined) resolve(JSON.parse(line));
-    });
+  type Answer = { held: boolean; pid?: number; error?: string };
+  let markReady = () => {};
+  let give = (_answer: Answer) => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)));
+  });
+  ready.catch(() => {});
+  const answer = new Promise<Answer>((resolve, reject) => {
+    give = resolve;
     child.once('exit', (code) => reject(new Error(`exited with ${code} before answering`)));
   });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const lines = out.split('\n').slice(0, -1);
+    if (lines.includes('ready')) markReady();
+    const line = lines.find((each) => each.startsWith('{'));
+    if (line !== undefined) give(JSON.parse(line));
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, answer, exited };
+  return { child, ready, answer, exited };
 }
 
 const lockFileOf = (dir: string) => join(dir, LOCK_FILE_NAME);
@@ -120,16 +133,15 @@ describe('lockDirectory', () => {
 
   it('never judges a holder gone while its thread is blocked (as PGlite blocks it)', async () => {
     const dir = freshDir();
-    const busy = holder(dir, 'busy', '4000');
+    // Blocked until this file exists: for all of the 3 s of checks, however long they take.
+    const unblock = join(dir, 'unblock');
+    const busy = holder(dir, 'busy', unblock);
     expect(await busy.answer).toMatchObject({ held: true });
-    const until = Date.now() + 3000;
-    let refusals = 0;
-    while (Date.now() < until) {
+    for (let check = 0; check < 12; check++) {
       expect(lockError(dir).holder?.pid).toBe(busy.child.pid);
-      refusals++;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(refusals).toBeGreaterThan(5);
+    writeFileSync(unblock, '');
   }, 30_000);
 
   it('takes over a lock whose pid now belongs to a later process, or that is from before a restart', async () => {
@@ -180,8 +192,11 @@ describe('lockDirectory', () => {
     killed.child.kill('SIGKILL');
     await killed.exited;
 
-    const at = String(Date.now() + 4000);
-    const racers = Array.from({ length: 5 }, () => holder(dir, 'race', at));
+    // All started, then all told the same moment, a little ahead, to try at.
+    const racers = Array.from({ length: 5 }, () => holder(dir, 'race'));
+    await Promise.all(racers.map((racer) => racer.ready));
+    const at = Date.now() + 500;
+    for (const racer of racers) racer.child.stdin?.write(`${at}\n`);
     const answers = await Promise.all(racers.map((racer) => racer.answer));
     expect(answers.filter((answer) => answer.held)).toHaveLength(1);
     const winner = answers.find((answer) => answer.held)?.pid;
