@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stopProcess, track } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 import {
   A,
@@ -853,6 +854,7 @@ describe('rate limits of the reference server, attacked', { timeout: 90_000 }, (
         stdio: ['pipe', 'pipe', 'inherit'],
       },
     );
+    track(probe);
     const lines = createInterface({ input: probe.stdout })[Symbol.asyncIterator]();
     const nextLine = async () => String((await lines.next()).value ?? '');
     try {
@@ -875,7 +877,7 @@ describe('rate limits of the reference server, attacked', { timeout: 90_000 }, (
       expect(statuses.every((s) => s === 404)).toBe(true);
       expect(after - before).toBeLessThan(6);
     } finally {
-      probe.kill('SIGTERM');
+      await stopProcess(probe);
     }
   });
 });
