@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { stopProcess, track } from '../support/processes.js';
 
 const workspace = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('fixtures', import.meta.url));
@@ -76,7 +77,7 @@ interface Finished {
 /** Runs a command to its end; resolves with its exit code and everything it wrote. */
 function attempt(command: string, args: readonly string[], cwd: string, env = userEnv()) {
   return new Promise<Finished>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -101,14 +102,16 @@ async function run(command: string, args: readonly string[], cwd: string, env = 
 interface Service {
   readonly url: string;
   output(): string;
-  /** Sends SIGTERM; resolves with the exit code. */
+  /** Sends SIGTERM; resolves with the exit code (null if it had to be killed, after 20 s). */
   stop(): Promise<number | null>;
 }
 
 const running = new Set<Service>();
 
 async function startService(command: string, args: readonly string[], cwd: string, env = {}) {
-  const child = spawn(command, args, { cwd, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(
+    spawn(command, args, { cwd, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
@@ -139,8 +142,7 @@ async function startService(command: string, args: readonly string[], cwd: strin
     output: () => output,
     stop: () => {
       running.delete(service);
-      child.kill('SIGTERM');
-      return exited;
+      return stopProcess(child);
     },
   };
   running.add(service);
@@ -400,6 +402,9 @@ it('runs the server command from its tarball, healthy, and stops on SIGTERM with
       LOG_LEVEL: 'warn',
     },
   );
+  onTestFinished(async () => {
+    await server.stop();
+  });
   const health = await fetch(`${server.url}/healthz`);
   expect(health.status).toBe(200);
   expect(await server.stop()).toBe(0);
@@ -419,6 +424,9 @@ it('runs the installed bin on a new PGlite directory made from the installed tem
       LOG_LEVEL: 'warn',
     },
   );
+  onTestFinished(async () => {
+    await server.stop();
+  });
   expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   expect(server.output()).toContain(`pglite (${dataDir})`);
   expect(await server.stop()).toBe(0);

@@ -11,9 +11,13 @@ import { anArchivedEmployee, anEmployee, aRestaurant, aShift } from '@workforce-
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
-import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import {
+  devLogin,
+  type ServerProcess,
+  startReferenceServers,
+} from '../support/reference-server.js';
 
 const ROUNDS = 200;
 const CONCURRENCY = 8;
@@ -48,6 +52,17 @@ function call(server: ServerProcess, method: string, path: string): Promise<Resp
 
 const serverFor = (i: number) => servers[i % servers.length] as ServerProcess;
 
+/** Resolves once `answers` holds `count` with `status`, from `from` on (a generous deadline). */
+async function untilAnswered(answers: readonly Answer[], status: number, count: number, from = 0) {
+  await vi.waitFor(
+    () =>
+      expect(
+        answers.slice(from).filter((answer) => answer.status === status).length,
+      ).toBeGreaterThanOrEqual(count),
+    { timeout: 60_000, interval: 20 },
+  );
+}
+
 /** Records whose version does not match their number of events: must be none. */
 async function inconsistentRecords(): Promise<unknown[]> {
   const { rows } = await pool.query(`
@@ -76,19 +91,17 @@ beforeAll(async () => {
   await writeFile(seedFile, JSON.stringify(seedToJson(seed)));
   const secret = randomBytes(32).toString('hex');
   // All processes start together: migrations and seeding must happen once.
-  servers = await Promise.all(
-    Array.from({ length: PROCESSES }, (_, i) =>
-      startReferenceServer({
-        HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
-        STORE: 'postgres',
-        DATABASE_URL: database.url,
-        SEED_FILE: seedFile,
-        AUTH_HS256_SECRET: secret,
-        RATE_LIMIT_PER_SECOND: '1000000',
-        RATE_LIMIT_PER_15_MIN: '100000000',
-        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      }),
-    ),
+  servers = await startReferenceServers(
+    Array.from({ length: PROCESSES }, (_, i) => ({
+      HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
+      STORE: 'postgres',
+      DATABASE_URL: database.url,
+      SEED_FILE: seedFile,
+      AUTH_HS256_SECRET: secret,
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_PER_15_MIN: '100000000',
+      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    })),
   );
   token = await devLogin(serverFor(0).url, client);
 }, 120_000);
@@ -181,10 +194,19 @@ describe(`${PROCESSES} processes on one PostgreSQL server`, () => {
   }, 180_000);
 });
 
-/** Archive/unarchive cycles over the load employees and reads, until `stop()`; returns the answers. */
-function startLoad(): { stop(): Promise<{ status: number; ms: number; code?: string }[]> } {
+interface Answer {
+  readonly status: number;
+  readonly ms: number;
+  readonly code?: string;
+}
+
+/**
+ * Archive/unarchive cycles over the load employees, until `stop()`: the answers so far (it goes on
+ * adding to them), and all of them once every worker has stopped.
+ */
+function startLoad(): { readonly answers: readonly Answer[]; stop(): Promise<Answer[]> } {
   let running = true;
-  const answers: { status: number; ms: number; code?: string }[] = [];
+  const answers: Answer[] = [];
   const worker = async (w: number) => {
     const employee = loadEmployees[w] as (typeof loadEmployees)[number];
     for (let i = 0; running; i++) {
@@ -208,6 +230,7 @@ function startLoad(): { stop(): Promise<{ status: number; ms: number; code?: str
   };
   const workers = Array.from({ length: 16 }, (_, w) => worker(w));
   return {
+    answers,
     async stop() {
       running = false;
       await Promise.all(workers);
@@ -218,10 +241,12 @@ function startLoad(): { stop(): Promise<{ status: number; ms: number; code?: str
 
 describe('the database stopping under load', () => {
   it('answers 503 within the request timeout, keeps every process up, and recovers without a restart', async () => {
+    // Under load (changes answered), then the database stops: until every worker has met the
+    // outage (as many 503s as workers, after the stop), and the requests in flight ended.
     const load = startLoad();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await untilAnswered(load.answers, 200, 100);
     await database.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await untilAnswered(load.answers, 503, 16, load.answers.length);
     const during = await load.stop();
 
     const unavailable = during.filter((answer) => answer.status === 503);
@@ -240,7 +265,7 @@ describe('the database stopping under load', () => {
     for (const server of servers) expect(server.process.exitCode).toBeNull();
 
     await database.start();
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 60_000;
     let recovered = false;
     while (!recovered && Date.now() < deadline) {
       const res = await call(serverFor(0), 'GET', `/restaurants/v1/restaurants/${restaurant.guid}`);
@@ -249,9 +274,8 @@ describe('the database stopping under load', () => {
     }
     expect(recovered).toBe(true);
     const after = startLoad();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await untilAnswered(after.answers, 200, 100);
     const answers = await after.stop();
-    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
     expect(answers.filter((answer) => answer.status >= 500 || answer.status === 0)).toEqual([]);
     expect(await inconsistentRecords()).toEqual([]);
   }, 120_000);
@@ -259,11 +283,13 @@ describe('the database stopping under load', () => {
 
 describe('a process killed mid-load', () => {
   it('leaves every record in its old or its new state, with the outbox matching the changes', async () => {
+    // Killed under load (changes answered); the load goes on over the others (and is refused by
+    // the killed one) for as many answers again.
     const load = startLoad();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await untilAnswered(load.answers, 200, 100);
     const victim = servers[servers.length - 1] as ServerProcess;
     victim.process.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await untilAnswered(load.answers, 200, 100, load.answers.length);
     await load.stop();
     servers = servers.filter((server) => server !== victim);
 

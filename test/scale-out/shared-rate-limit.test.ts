@@ -4,7 +4,11 @@
 // spent (30 requests), so that no request's outcome depends on when a second begins.
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import {
+  devLogin,
+  type ServerProcess,
+  startReferenceServers,
+} from '../support/reference-server.js';
 
 const PROCESSES = 4;
 const LIMIT = 30;
@@ -27,17 +31,15 @@ afterAll(async () => {
 
 async function startProcesses(scope: 'shared' | 'process' | undefined): Promise<ServerProcess[]> {
   const DATABASE_URL = await database.createDatabase();
-  return Promise.all(
-    Array.from({ length: PROCESSES }, () =>
-      startReferenceServer({
-        STORE: 'postgres',
-        DATABASE_URL,
-        AUTH_HS256_SECRET: SECRET,
-        RATE_LIMIT_PER_SECOND: '1000000',
-        RATE_LIMIT_PER_15_MIN: String(LIMIT),
-        ...(scope === undefined ? {} : { RATE_LIMIT_SCOPE: scope }),
-      }),
-    ),
+  return startReferenceServers(
+    Array.from({ length: PROCESSES }, () => ({
+      STORE: 'postgres',
+      DATABASE_URL,
+      AUTH_HS256_SECRET: SECRET,
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_PER_15_MIN: String(LIMIT),
+      ...(scope === undefined ? {} : { RATE_LIMIT_SCOPE: scope }),
+    })),
   );
 }
 

@@ -2,6 +2,7 @@
 // ones included), raw HTTP over sockets, and the report of what was tried and what came back.
 import { createHmac, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,4 +229,63 @@ export function printReport(): void {
     ...report.map(line),
   ];
   console.log(`adversarial suite: ${report.length} attacks\n${rows.join('\n')}`);
+}
+
+/**
+ * A socket to the server from `localAddress`, held open. On Linux every address of 127.0.0.0/8
+ * is this machine's loopback: 127.0.0.2 and 127.0.0.3 stand for clients other than 127.0.0.1.
+ */
+export interface HeldConnection {
+  readonly socket: Socket;
+  /** Whether the socket has closed (the server closed it, or the test destroyed it). */
+  isClosed(): boolean;
+}
+
+/** How long a client of the helpers below waits for a connection or an answer. */
+const CLIENT_WAIT_MS = 10_000;
+
+/** Connects from `localAddress`; refused or not connected within 10 s, the socket is destroyed. */
+export async function connectFrom(baseUrl: string, localAddress: string): Promise<HeldConnection> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect({ port: Number(port), host: hostname, localAddress });
+  let closed = false;
+  socket.once('close', () => {
+    closed = true;
+  });
+  socket.setTimeout(CLIENT_WAIT_MS, () => socket.destroy(new Error('not connected in time')));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  socket.setTimeout(0);
+  socket.on('error', () => {});
+  return { socket, isClosed: () => closed };
+}
+
+/**
+ * One GET on a connection of its own from `localAddress`, closed after the answer: its status,
+ * or the error's code when the connection was refused (`TIMEOUT`: no answer within 10 s).
+ */
+export function getFrom(
+  baseUrl: string,
+  localAddress: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<number | string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const req = httpGet(
+      { host: hostname, port: Number(port), path, headers, localAddress, agent: false },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      },
+    );
+    req.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.setTimeout(CLIENT_WAIT_MS, () => {
+      req.destroy();
+      resolve('TIMEOUT');
+    });
+  });
 }

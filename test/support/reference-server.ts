@@ -1,10 +1,13 @@
 // Starts the reference server as a real process (`workforce-kit`, from source through tsx) and
-// reads its base URL from the banner it prints.
+// reads its base URL from the banner it prints. A server that does not start is killed; one that
+// does is the caller's to stop (in afterAll, or a finally), and is killed anyway if its test file
+// ends with it still running.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { killTree, stopProcess, track } from './processes.js';
 
 const cli = fileURLToPath(new URL('../../packages/server/src/cli.ts', import.meta.url));
 
@@ -13,17 +16,18 @@ export interface ServerProcess {
   readonly process: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
-  /** Sends SIGTERM and resolves with the exit code. */
+  /**
+   * Sends SIGTERM and resolves with the exit code; SIGKILL if it has not exited within 20 s (the
+   * code is then null).
+   */
   stop(): Promise<number | null>;
 }
 
 export async function startReferenceServer(
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@workforce-kit/source', cli],
-    {
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', '--conditions=@workforce-kit/source', cli], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       env: {
         ...process.env,
@@ -36,14 +40,14 @@ export async function startReferenceServer(
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    }),
   );
   const output = collectOutput(child);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the server did not start:\n${output()}`)),
-      30_000,
-    );
+    const timer = setTimeout(() => {
+      killTree(child.pid);
+      reject(new Error(`the server did not start within 30 s:\n${output()}`));
+    }, 30_000);
     const onData = () => {
       const found = /listening on (http:\/\/\S+)/.exec(output());
       if (found?.[1] !== undefined) {
@@ -57,41 +61,59 @@ export async function startReferenceServer(
       reject(new Error(`the server exited with ${code}:\n${output()}`));
     });
   });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+  return { url, process: child, output, stop: () => stopProcess(child) };
+}
+
+/**
+ * Starts a reference server for each environment of `envs`, all at once; if one does not start,
+ * stops those that did, then fails with its error.
+ */
+export async function startReferenceServers(
+  envs: readonly Record<string, string>[],
+): Promise<ServerProcess[]> {
+  const started = await Promise.allSettled(envs.map((env) => startReferenceServer(env)));
+  const failed = started.find((each) => each.status === 'rejected');
+  if (failed === undefined)
+    return started.map((each) => (each as PromiseFulfilledResult<ServerProcess>).value);
+  await Promise.all(
+    started.map((each) => (each.status === 'fulfilled' ? each.value.stop() : undefined)),
   );
-  return {
-    url,
-    process: child,
-    output,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  throw failed.reason;
 }
 
 /**
  * Runs a `workforce-kit` command that ends (such as `webhooks status`) as a real process, from
- * source; its exit code and what it wrote.
+ * source; its exit code and what it wrote. Killed, and an error, if it has not ended in 60 s.
  */
 export function runReferenceCommand(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@workforce-kit/source', cli, ...args],
-    {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const child = track(
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@workforce-kit/source', cli, ...args],
+      {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   const output = collectOutput(child);
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output: output() }));
+    const timer = setTimeout(() => {
+      killTree(child.pid);
+      reject(new Error(`workforce-kit ${args.join(' ')} did not end within 60 s:\n${output()}`));
+    }, 60_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: output() });
+    });
   });
 }
 

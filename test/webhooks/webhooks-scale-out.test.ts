@@ -23,6 +23,7 @@ import {
   runReferenceCommand,
   type ServerProcess,
   startReferenceServer,
+  startReferenceServers,
 } from '../support/reference-server.js';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -235,13 +236,11 @@ beforeAll(async () => {
     aSeed({ restaurants: [restaurant], employees, shifts, clients: [client] }),
   );
   // The processes alternate between the web frameworks (HTTP_FRAMEWORK): the relay is the same.
-  servers = await Promise.all(
+  servers = await startReferenceServers(
     Array.from({ length: PROCESSES }, (_, i) =>
-      startReferenceServer(
-        serverEnv(database.url, {
-          HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
-        }),
-      ),
+      serverEnv(database.url, {
+        HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
+      }),
     ),
   );
   token = await devLogin(serverFor(0).url, client);
@@ -472,6 +471,7 @@ describe('a process killed with SIGKILL while it holds claimed deliveries', () =
 describe('the database stopped while deliveries are in flight', () => {
   it('resumes delivery when the database is back, and loses nothing', async () => {
     const arrived = receiver.arrivals();
+    const answered = receiver.receipts.length;
     receiver.setMode({ kind: 'slow', ms: 1500 });
     const eventsBefore = (await outboxEvents()).length;
     const targets = employees.slice(12, 32);
@@ -494,7 +494,12 @@ describe('the database stopped while deliveries are in flight', () => {
     // Stopped while deliveries are being answered (slowly): their outcomes cannot be recorded.
     await waitFor('deliveries in flight', () => receiver.arrivals() > arrived, 5000);
     await database.stop();
-    await sleep(3000);
+    // Every delivery that arrived is answered, with the database down.
+    await waitFor(
+      'the answers to the deliveries in flight',
+      () => receiver.receipts.length - answered >= receiver.arrivals() - arrived,
+      30_000,
+    );
     // Changes while the database is down change nothing (503), and announce nothing.
     const during = await call(serverFor(0), 'DELETE', `/labor/v1/shifts/${shifts[0]?.guid}`);
     expect(during.status).toBe(503);

@@ -96,6 +96,12 @@ export interface ServerConfig {
   readonly headersTimeoutMs: number;
   /** Connections served at once; more are closed as they arrive. */
   readonly maxConnections: number;
+  /**
+   * Connections one client holds at once (an IPv4 address, or an IPv6 /64); more from it are
+   * closed as they arrive, so that no client takes all of `maxConnections`. At most
+   * `maxConnections`; equal to it, no client is capped below the server's own cap.
+   */
+  readonly maxConnectionsPerAddress: number;
   /** Webhooks, when `WEBHOOK_URLS` is set. */
   readonly webhooks: WebhookConfig | undefined;
   /** Whether `GET /metrics` serves the Prometheus metrics (`METRICS`, default true). */
@@ -106,6 +112,12 @@ export interface ServerConfig {
 }
 
 const DEV_ISSUER = 'workforce-kit-dev';
+/**
+ * The default cap of connections per client address: over the 6 a browser opens to a host and
+ * the pool of a busy integration, while one address alone holds 1/16 of the default
+ * MAX_CONNECTIONS (1000), so it takes 16 addresses to fill it.
+ */
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
 const positiveInt = (name: string) =>
   z.coerce
     .number({ message: `${name} must be a number` })
@@ -161,6 +173,7 @@ const environment = z.object({
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
   HEADERS_TIMEOUT_MS: positiveInt('HEADERS_TIMEOUT_MS').default(10_000),
   MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(1_000),
+  MAX_CONNECTIONS_PER_ADDRESS: positiveInt('MAX_CONNECTIONS_PER_ADDRESS').optional(),
   WEBHOOK_URLS: optionalText,
   WEBHOOK_SECRET: optionalText,
   WEBHOOK_TIMEOUT_MS: positiveInt('WEBHOOK_TIMEOUT_MS').default(5_000),
@@ -231,6 +244,21 @@ function authConfig(env: z.output<typeof environment>): Result<AuthConfig, strin
     );
   }
   return ok({ mode: 'jwt', key, issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE });
+}
+
+/**
+ * MAX_CONNECTIONS_PER_ADDRESS: 64 by default, or MAX_CONNECTIONS when that is lower (a small
+ * server set with MAX_CONNECTIONS alone still starts); set above MAX_CONNECTIONS, refused: it
+ * would promise a client more than the server serves, and the operator meant something else.
+ */
+function connectionsPerAddress(env: z.output<typeof environment>): Result<number, string> {
+  const { MAX_CONNECTIONS: all, MAX_CONNECTIONS_PER_ADDRESS: perAddress } = env;
+  if (perAddress === undefined) return ok(Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, all));
+  return perAddress > all
+    ? err(
+        `MAX_CONNECTIONS_PER_ADDRESS (${perAddress}) must not exceed MAX_CONNECTIONS (${all}): no client can hold more connections than the server serves. Lower it, or set it to MAX_CONNECTIONS to cap clients at the server's cap only (behind a reverse proxy, whose one address every connection has)`,
+      )
+    : ok(perAddress);
 }
 
 function storeConfig(env: z.output<typeof environment>): Result<StoreConfig, string> {
@@ -344,6 +372,8 @@ export function loadConfig(
   if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
   const webhooks = webhookConfig(values, store.value);
   if (webhooks.isErr()) return err({ type: 'ConfigError', messages: [webhooks.error] });
+  const perAddress = connectionsPerAddress(values);
+  if (perAddress.isErr()) return err({ type: 'ConfigError', messages: [perAddress.error] });
   const rateLimitScope =
     values.RATE_LIMIT_SCOPE ?? (store.value.kind === 'postgres' ? 'shared' : 'process');
   if (rateLimitScope === 'shared' && store.value.kind !== 'postgres') {
@@ -370,6 +400,7 @@ export function loadConfig(
         requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
         headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
         maxConnections: values.MAX_CONNECTIONS,
+        maxConnectionsPerAddress: perAddress.value,
         webhooks: webhooks.value,
         metrics: values.METRICS === 'true',
         tracing:

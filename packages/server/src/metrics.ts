@@ -37,6 +37,40 @@ function destinationLabel(destination: string): string {
 
 const OUTCOMES = ['delivered', 'retry', 'dead', 'superseded'] as const;
 
+/** Connections the server refused so far, by the cap that refused them. */
+export interface ConnectionRefusals {
+  /** Over MAX_CONNECTIONS_PER_ADDRESS: the client held that many already. */
+  perAddress(): number;
+  /** Over MAX_CONNECTIONS: the server served that many already. */
+  maxConnections(): number;
+}
+
+/**
+ * `workforce_kit_connections_refused_total{limit}`: connections closed as they arrived, by the
+ * cap that refused them (`per_address`, `max_connections`), read when the registry is scraped.
+ */
+export function registerConnectionMetrics(registry: Registry, refusals: ConnectionRefusals): void {
+  const seen = { per_address: 0, max_connections: 0 };
+  const counter = new Counter({
+    name: 'workforce_kit_connections_refused_total',
+    help: 'Connections closed as they arrived, by the cap that refused them (per_address, max_connections).',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+    collect() {
+      const now = {
+        per_address: refusals.perAddress(),
+        max_connections: refusals.maxConnections(),
+      };
+      for (const limit of ['per_address', 'max_connections'] as const) {
+        this.labels(limit).inc(now[limit] - seen[limit]);
+        seen[limit] = now[limit];
+      }
+    },
+  });
+  counter.labels('per_address').inc(0);
+  counter.labels('max_connections').inc(0);
+}
+
 /**
  * The webhook relay's metrics, read when the registry is scraped (one `relay.stats()` query per
  * scrape, shared by the gauges):

@@ -23,7 +23,12 @@ import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { App } from './app.js';
 import type { ServerConfig } from './config.js';
-import { registerRelayMetrics } from './metrics.js';
+import { limitConnectionsPerAddress } from './connection-limit.js';
+import {
+  type ConnectionRefusals,
+  registerConnectionMetrics,
+  registerRelayMetrics,
+} from './metrics.js';
 import { sharedRateLimits } from './shared-rate-limits.js';
 import { StartupError } from './startup-error.js';
 
@@ -219,9 +224,14 @@ function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): stri
  * The HTTP server the app serves on. Slow clients: headers must all arrive within
  * HEADERS_TIMEOUT_MS, and the whole request shortly after the API's own timeout has answered it
  * (Node then closes the connection); connections are checked every second rather than Node's
- * default 30, and at most MAX_CONNECTIONS are served.
+ * default 30. At most MAX_CONNECTIONS are served, and at most MAX_CONNECTIONS_PER_ADDRESS of one
+ * client: one client's slow connections cannot lock the others out. Refusals are counted, and
+ * logged once every 30 s at most.
  */
-function httpServer(config: ServerConfig): Server {
+function httpServer(
+  config: ServerConfig,
+  logger: Logger,
+): { readonly server: Server; readonly refusals: ConnectionRefusals } {
   const options = {
     headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
     requestTimeout: config.requestTimeoutMs + 1000,
@@ -229,12 +239,40 @@ function httpServer(config: ServerConfig): Server {
   };
   const server = createHttpServer(options);
   server.maxConnections = config.maxConnections;
-  return server;
+  const once = throttled(30_000);
+  let dropped = 0;
+  // Node closes a connection over maxConnections before 'connection': only 'drop' tells.
+  server.on('drop', () => {
+    dropped += 1;
+    once('max', () =>
+      logger.warn(
+        { maxConnections: config.maxConnections },
+        'connections refused: MAX_CONNECTIONS are open',
+      ),
+    );
+  });
+  const perAddress = limitConnectionsPerAddress(server, config.maxConnectionsPerAddress, (client) =>
+    once('per-address', () =>
+      logger.warn(
+        { client, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
+        'connections refused: the client holds MAX_CONNECTIONS_PER_ADDRESS',
+      ),
+    ),
+  );
+  return {
+    server,
+    refusals: {
+      perAddress: () => perAddress.refused,
+      maxConnections: () => dropped,
+    },
+  };
 }
 
 /** The bound port, and how the app takes its requests once it is built. */
 interface BoundServer {
   readonly server: Server;
+  /** Connections refused by the caps so far. */
+  readonly refusals: ConnectionRefusals;
   /** Hands the requests to the app: those that came before it was built, then all. */
   serve(app: RequestListener): void;
 }
@@ -245,8 +283,8 @@ interface BoundServer {
  * the app is built wait for it (a fraction of a second), then the app takes them all: the port is
  * not bound twice and no request goes through anything but the app.
  */
-async function bindPort(config: ServerConfig): Promise<BoundServer> {
-  const server = httpServer(config);
+async function bindPort(config: ServerConfig, logger: Logger): Promise<BoundServer> {
+  const { server, refusals } = httpServer(config, logger);
   const early: [IncomingMessage, ServerResponse][] = [];
   const hold: RequestListener = (req, res) => {
     early.push([req, res]);
@@ -264,6 +302,7 @@ async function bindPort(config: ServerConfig): Promise<BoundServer> {
   }
   return {
     server,
+    refusals,
     serve(app) {
       server.off('request', hold);
       server.on('request', app);
@@ -341,7 +380,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const seed = await readSeed(config.seedFile);
   // The port first: a port in use opens nothing (no store, no lock).
-  const { server, serve } = await bindPort(config);
+  const { server, refusals, serve } = await bindPort(config, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -404,6 +443,7 @@ export async function startServer(
   }
   store.open(opened);
   const { registry, tracing } = app;
+  if (registry !== undefined) registerConnectionMetrics(registry, refusals);
   if (registry !== undefined && relay !== undefined) {
     const once = throttled(30_000);
     registerRelayMetrics(registry, relay, (error) =>

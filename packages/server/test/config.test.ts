@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       requestTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       maxConnections: 1_000,
+      maxConnectionsPerAddress: 64,
       webhooks: undefined,
       metrics: true,
       tracing: undefined,
@@ -157,6 +158,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX_KEYS: '300',
       HEADERS_TIMEOUT_MS: '1500',
       MAX_CONNECTIONS: '64',
+      MAX_CONNECTIONS_PER_ADDRESS: '8',
       LOG_LEVEL: 'debug',
     })._unsafeUnwrap();
     expect(config).toMatchObject({
@@ -176,12 +178,31 @@ describe('loadConfig', () => {
       rateLimitMaxKeys: 300,
       headersTimeoutMs: 1500,
       maxConnections: 64,
+      maxConnectionsPerAddress: 8,
       logLevel: 'debug',
     });
   });
 
+  it('caps the connections of an address at 64, and never above MAX_CONNECTIONS', () => {
+    const perAddress = (env: Record<string, string>) =>
+      loadConfig(env).map((config) => config.maxConnectionsPerAddress);
+    expect(perAddress({ MAX_CONNECTIONS: '5000' })._unsafeUnwrap()).toBe(64);
+    // A small server set with MAX_CONNECTIONS alone starts: its cap is the address's too.
+    expect(perAddress({ MAX_CONNECTIONS: '20' })._unsafeUnwrap()).toBe(20);
+    expect(
+      perAddress({ MAX_CONNECTIONS: '500', MAX_CONNECTIONS_PER_ADDRESS: '500' })._unsafeUnwrap(),
+    ).toBe(500);
+    expect(perAddress({ MAX_CONNECTIONS_PER_ADDRESS: '1001' })._unsafeUnwrapErr().messages).toEqual(
+      [
+        "MAX_CONNECTIONS_PER_ADDRESS (1001) must not exceed MAX_CONNECTIONS (1000): no client can hold more connections than the server serves. Lower it, or set it to MAX_CONNECTIONS to cap clients at the server's cap only (behind a reverse proxy, whose one address every connection has)",
+      ],
+    );
+  });
+
   it.each([
     [{ HTTP_FRAMEWORK: 'koa' }, 'HTTP_FRAMEWORK'],
+    [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
+    [{ MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ PORT: '80.5' }, 'PORT'],

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFile, writeFile } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { promisify } from 'node:util';
 import { createJwtVerifier } from '@workforce-kit/express-adapter';
 import { parseSeed } from '@workforce-kit/seed-file';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { HTTP_FRAMEWORKS } from '../src/config.js';
 import {
@@ -293,12 +294,28 @@ describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
   describe('shutting down', () => {
     it('stops accepting connections and finishes the request in flight', async () => {
       const server = await start({ HTTP_FRAMEWORK: framework });
+      onTestFinished(() => server.close({ force: true }).catch(() => {}));
       const { port } = new URL(server.url);
-      // A request whose headers are half sent is in flight: the server must wait for it.
+      // A request whose headers are half sent is in flight: the server must wait for it. It is
+      // in flight once the server (in this process) has read them from its end of the socket.
+      const accepted: Socket[] = [];
+      const onAccepted = (message: unknown) =>
+        accepted.push((message as { socket: Socket }).socket);
+      subscribe('net.server.socket', onAccepted);
+      onTestFinished(() => {
+        unsubscribe('net.server.socket', onAccepted);
+      });
       const socket = connect(Number(port), '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
-      socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const halfSent = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n';
+      socket.write(halfSent);
+      await vi.waitFor(
+        () =>
+          expect(accepted.find((end) => end.remotePort === socket.localPort)?.bytesRead).toBe(
+            halfSent.length,
+          ),
+        { timeout: 10_000, interval: 5 },
+      );
       const closed = server.close();
       await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
       const response = new Promise<string>((resolve) => {

@@ -12,8 +12,11 @@ const SOURCE = ['--import', 'tsx', '--conditions=@workforce-kit/source'];
 export interface ServerProcess {
   readonly url: string;
   output(): string;
+  /** SIGTERM, and SIGKILL if it has not exited within 20 s; its exit code (null if killed). */
   stop(): Promise<number | null>;
 }
+
+const STOP_GRACE_MS = 20_000;
 
 export async function startReferenceServer(env: Record<string, string>): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [...SOURCE, serverCli], {
@@ -29,10 +32,10 @@ export async function startReferenceServer(env: Record<string, string>): Promise
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the server did not start:\n${output}`)),
-      60_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start within 60 s:\n${output}`));
+    }, 60_000);
     child.stdout?.on('data', () => {
       const found = /listening on (http:\/\/\S+)/.exec(output);
       if (found?.[1] !== undefined) {
@@ -48,9 +51,12 @@ export async function startReferenceServer(env: Record<string, string>): Promise
   return {
     url,
     output: () => output,
-    stop: () => {
+    stop: async () => {
       child.kill('SIGTERM');
-      return exited;
+      const late = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      const code = await exited;
+      clearTimeout(late);
+      return code;
     },
   };
 }
