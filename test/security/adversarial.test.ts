@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import { stopProcess, track } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 import {
@@ -619,7 +620,7 @@ for (const target of TARGETS) {
 // Issue 19: from one address, MAX_CONNECTIONS sockets sending their headers a byte at a time
 // held every connection the server serves until HEADERS_TIMEOUT_MS, and every other client's
 // connection was closed meanwhile. With MAX_CONNECTIONS_PER_ADDRESS, the attacker holds its cap.
-describe.each(['express', 'fastify'] as const)(
+describe.each(HTTP_FRAMEWORKS)(
   "one address's slow connections, against the reference server on %s",
   { timeout: 60_000 },
   (framework) => {
