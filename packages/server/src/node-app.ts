@@ -10,6 +10,7 @@ import { createRequestHandler } from '@workforce-kit/node-adapter';
 import getRawBody from 'raw-body';
 import {
   type AppParts,
+  afterBody,
   type HostAnswer,
   type HostRoute,
   NOT_FOUND,
@@ -112,7 +113,7 @@ export function nodeApp(parts: AppParts): RequestListener {
   }
 
   const notFound = (req: IncomingMessage, res: ServerResponse) =>
-    answer(req, res, { problem: NOT_FOUND });
+    afterBody(req, () => answer(req, res, { problem: NOT_FOUND }));
   const api = createRequestHandler(parts.api);
 
   function route(req: IncomingMessage, res: ServerResponse): void {
