@@ -217,15 +217,16 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       const started = performance.now();
       closed = (response) => {
         observed?.end(response);
-        log.info(
-          {
-            method: request.method,
-            path: redactedUrl(sent),
-            status: response.statusCode,
-            ms: Math.round(performance.now() - started),
-          },
-          'request',
-        );
+        // The line most requests write, built as one literal (RequestLogger would copy it).
+        const line = {
+          requestId,
+          ...observed?.logBindings,
+          method: request.method,
+          path: redactedUrl(sent),
+          status: response.statusCode,
+          ms: Math.round(performance.now() - started),
+        };
+        logger.info(line, 'request');
       };
     } else if (observed !== undefined) {
       closed = (response) => observed.end(response);
