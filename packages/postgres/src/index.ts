@@ -24,25 +24,25 @@ export {
   type NotificationListener,
 } from './notifications.js';
 export {
+  type DestinationBacklog,
+  outboxBacklog,
+  type RedriveFilter,
+  redriveOutboxDeliveries,
+  registerOutboxDestinations,
+  retireOutboxDestination,
+} from './outbox-admin.js';
+export {
   createOutboxRelay,
   type Deliverer,
   type DeliveryCounts,
   type DeliveryOutcome,
   type DeliveryResult,
-  type DestinationBacklog,
   type OutboxDelivery,
   type OutboxRelay,
   type OutboxRelayOptions,
   type OutboxRelayStats,
-  outboxBacklog,
-  RETRY_DEFAULTS,
-  type RedriveFilter,
-  type RetryPolicy,
-  redriveOutboxDeliveries,
-  registerOutboxDestinations,
-  retireOutboxDestination,
-  retryDelayMs,
 } from './outbox-relay.js';
+export { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 export { OUTBOX_CHANNEL } from './outbox-schema.js';
 export {
   openPGlite,

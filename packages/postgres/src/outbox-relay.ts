@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RecordedEvent } from '@workforce-kit/core';
 import { canListen, listenForNotifications, type NotificationListener } from './notifications.js';
+import {
+  type DestinationBacklog,
+  outboxBacklog,
+  registerOutboxDestinations,
+} from './outbox-admin.js';
+import { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
+import { CLAIM, type ClaimRow, type OutcomeRow, RECORD_OUTCOMES, RELEASE } from './outbox-sql.js';
+import { createWakeScheduler } from './relay-scheduler.js';
 import type { SqlClient } from './sql-client.js';
 
 /** One event to hand to one destination: a claimed delivery. */
@@ -54,49 +62,6 @@ export interface DeliveryOutcome {
   readonly error?: string;
   /** How long the deliverer took over the batch this delivery was in. */
   readonly durationMs: number;
-}
-
-/** The retry schedule of a delivery: exponential backoff with jitter, then the dead letters. */
-export interface RetryPolicy {
-  /** The delay after the first failed attempt. @default 1000 */
-  readonly minDelayMs?: number;
-  /** The longest delay. @default 3_600_000 (1 h) */
-  readonly maxDelayMs?: number;
-  /** Each delay is multiplied by a random factor in [1 - jitter, 1 + jitter]. @default 0.2 */
-  readonly jitter?: number;
-  /** A delivery that failed this many attempts is dead. @default 20 */
-  readonly maxAttempts?: number;
-  /** A delivery that fails when its event is older than this is dead. @default 86_400_000 (24 h) */
-  readonly maxAgeMs?: number;
-}
-
-/** The defaults of {@link RetryPolicy}. */
-export const RETRY_DEFAULTS: Required<RetryPolicy> = {
-  minDelayMs: 1000,
-  maxDelayMs: 3_600_000,
-  jitter: 0.2,
-  maxAttempts: 20,
-  maxAgeMs: 86_400_000,
-};
-
-/**
- * The delay before the next attempt after `attempts` failed ones: `minDelayMs · 2^(attempts-1)`,
- * at most `maxDelayMs`, times a random factor in [1 - jitter, 1 + jitter] (so that deliveries
- * that failed together do not all come back together).
- *
- * @example
- * ```ts
- * retryDelayMs(1); // about 1 s; retryDelayMs(4): about 8 s; retryDelayMs(30): about 1 h
- * ```
- */
-export function retryDelayMs(
-  attempts: number,
-  policy: RetryPolicy = {},
-  random: () => number = Math.random,
-): number {
-  const { minDelayMs, maxDelayMs, jitter } = { ...RETRY_DEFAULTS, ...policy };
-  const base = Math.min(maxDelayMs, minDelayMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
-  return Math.round(base * (1 - jitter + 2 * jitter * random()));
 }
 
 /** Options of {@link createOutboxRelay}. */
@@ -191,188 +156,7 @@ export interface OutboxRelay {
   stop(options?: { readonly abandonAfterMs?: number }): Promise<void>;
 }
 
-/** The backlog of one destination (see {@link outboxBacklog}). */
-export interface DestinationBacklog {
-  readonly destination: string;
-  /** Deliveries waiting (due, backing off, held behind an earlier event of their subject, or claimed). */
-  readonly pending: number;
-  /** Deliveries in the dead-letter state. */
-  readonly dead: number;
-  /** Age of the oldest pending delivery's event (ms), or `null` when none is pending. */
-  readonly oldestPendingAgeMs: number | null;
-}
-
-interface ClaimRow {
-  destination: string;
-  position: string | number;
-  attempts: number;
-  recorded_at_ms: number;
-  payload: unknown;
-  record: unknown;
-}
-
-interface OutcomeRow {
-  destination: string;
-  position: string | number;
-  state: 'pending' | 'delivered' | 'dead';
-}
-
 const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
-
-/**
- * The claim, in one statement: the pending deliveries of these destinations that are due, not
- * under a live lease, and whose subject has no earlier undelivered (pending or dead) event for
- * the same destination, in position order, skipping rows another relay is claiming this very
- * moment; each gets this claim's id, a lease and one more attempt. The statement is a function of
- * migration 004, which carries the planner settings that keep it fast on stale statistics.
- */
-const CLAIM = `
-SELECT destination, event_position::text AS position, attempts, recorded_at_ms, payload, record
-FROM workforce_kit_claim_outbox_deliveries($1::text[], $2::int, $3::uuid, $4::text, $5::float8)`;
-
-/**
- * The outcomes of a claim, in one statement, applied only while the claim is still the rows'
- * (another relay may have taken them over after the lease ran out): delivered; or a retry at
- * now + its delay, or dead once the attempts or the age ran out.
- */
-const RECORD_OUTCOMES = `
-UPDATE outbox_deliveries AS d
-SET state = CASE
-      WHEN o.result = 'delivered' THEN 'delivered'
-      WHEN d.attempts >= $6 OR d.created_at <= now() - $7 * interval '1 millisecond' THEN 'dead'
-      ELSE 'pending' END,
-    delivered_at = CASE WHEN o.result = 'delivered' THEN now() END,
-    next_attempt_at = CASE WHEN o.result = 'delivered' THEN d.next_attempt_at
-      ELSE now() + o.delay_ms * interval '1 millisecond' END,
-    last_error = CASE WHEN o.result = 'delivered' THEN d.last_error ELSE o.error END,
-    claim_id = NULL, claimed_until = NULL
-FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[])
-  AS o(destination, event_position, result, error, delay_ms)
-WHERE d.destination = o.destination AND d.event_position = o.event_position AND d.claim_id = $8::uuid
-RETURNING d.destination, d.event_position::text AS position, d.state`;
-
-/** Releases an abandoned claim: the deliveries are due again at once, for any relay. */
-const RELEASE = `
-UPDATE outbox_deliveries SET claim_id = NULL, claimed_until = NULL
-WHERE claim_id = $1::uuid AND state = 'pending'`;
-
-/**
- * Registers destinations (an upsert): from now on every change queues a delivery of its event to
- * each. Events stored before are not delivered to a new destination.
- *
- * @example
- * ```ts
- * await registerOutboxDestinations(pool, ['https://hooks.example.com/workforce']);
- * ```
- */
-export async function registerOutboxDestinations(
-  client: SqlClient,
-  destinations: readonly string[],
-): Promise<void> {
-  if (destinations.length === 0) return;
-  await client.query(
-    `INSERT INTO outbox_destinations (destination)
-     SELECT DISTINCT unnest($1::text[])
-     ON CONFLICT (destination) DO UPDATE SET last_registered_at = now()`,
-    [[...destinations]],
-  );
-}
-
-/**
- * Retires a destination: no change queues deliveries to it any more, and its deliveries (pending,
- * dead and delivered) are deleted. Remove it from every relay's destinations first: a relay that
- * starts with it registers it again.
- *
- * @returns the number of deliveries deleted with it
- * @example
- * ```ts
- * await retireOutboxDestination(pool, 'https://old.example.com/hook');
- * ```
- */
-export async function retireOutboxDestination(
-  client: SqlClient,
-  destination: string,
-): Promise<number> {
-  const { rows } = await client.query(
-    `WITH retired AS (DELETE FROM outbox_destinations WHERE destination = $1 RETURNING destination),
-          removed AS (DELETE FROM outbox_deliveries WHERE destination IN (SELECT destination FROM retired) RETURNING 1)
-     SELECT count(*)::int AS n FROM removed`,
-    [destination],
-  );
-  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-}
-
-/** Which dead deliveries {@link redriveOutboxDeliveries} puts back. */
-export interface RedriveFilter {
-  /** Only this destination's. */
-  readonly destination?: string;
-  /** Only these events'. */
-  readonly eventIds?: readonly string[];
-}
-
-/**
- * Re-drives dead deliveries: back to pending, due now, with their attempts counted from zero (the
- * last error is kept until the next attempt). Relays are notified. The event, its id and its body
- * are the same as on the first attempt.
- *
- * @returns the number of deliveries re-driven
- * @example
- * ```ts
- * // the receiver is fixed: deliver everything it missed
- * await redriveOutboxDeliveries(pool, { destination: 'https://hooks.example.com/workforce' });
- * ```
- */
-export async function redriveOutboxDeliveries(
-  client: SqlClient,
-  filter: RedriveFilter = {},
-): Promise<number> {
-  const { rows } = await client.query(
-    `WITH redriven AS (
-       UPDATE outbox_deliveries AS d
-       SET state = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL
-       WHERE d.state = 'dead'
-         AND ($1::text IS NULL OR d.destination = $1)
-         AND ($2::uuid[] IS NULL OR d.event_position IN (
-               SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
-       RETURNING 1
-     ), notified AS (
-       SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM redriven)
-     )
-     SELECT (SELECT count(*) FROM redriven)::int AS n, (SELECT count(*) FROM notified) AS notified`,
-    [filter.destination ?? null, filter.eventIds === undefined ? null : [...filter.eventIds]],
-  );
-  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-}
-
-/**
- * The backlog of each registered destination: pending and dead deliveries, and the age of the
- * oldest pending one (the metric to alert on: it grows while a receiver is down or a relay is
- * missing).
- *
- * @example
- * ```ts
- * for (const { destination, pending, dead, oldestPendingAgeMs } of await outboxBacklog(pool)) …
- * ```
- */
-export async function outboxBacklog(client: SqlClient): Promise<DestinationBacklog[]> {
-  const { rows } = await client.query(
-    `SELECT ds.destination,
-            count(d.event_position) FILTER (WHERE d.state = 'pending')::int AS pending,
-            count(d.event_position) FILTER (WHERE d.state = 'dead')::int AS dead,
-            (extract(epoch FROM now() - min(d.created_at) FILTER (WHERE d.state = 'pending')) * 1000)::float8 AS oldest
-     FROM outbox_destinations AS ds
-     LEFT JOIN outbox_deliveries AS d ON d.destination = ds.destination AND d.state <> 'delivered'
-     GROUP BY ds.destination ORDER BY ds.destination`,
-  );
-  return (
-    rows as { destination: string; pending: number; dead: number; oldest: number | null }[]
-  ).map((row) => ({
-    destination: row.destination,
-    pending: Number(row.pending),
-    dead: Number(row.dead),
-    oldestPendingAgeMs: row.oldest === null ? null : Math.max(0, Math.round(Number(row.oldest))),
-  }));
-}
 
 /** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
 interface UnrecordedOutcomes {
@@ -425,51 +209,14 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
 
   await registerOutboxDestinations(client, destinations);
 
-  let running = true;
-  /** Set by each notification; a loop about to sleep goes on claiming instead. */
-  let woken = false;
-  const sleepers = new Set<() => void>();
+  const scheduler = createWakeScheduler();
   const abort = new AbortController();
   let unrecorded: UnrecordedOutcomes[] = [];
-
-  /**
-   * A notification wakes one sleeping loop, not all: one claim finds what one change queued. A
-   * loop whose claim found deliveries wakes another (there may be more).
-   */
-  const wake = () => {
-    woken = true;
-    const [first] = sleepers;
-    if (first === undefined) return;
-    sleepers.delete(first);
-    first();
-  };
-  const wakeAll = () => {
-    woken = true;
-    for (const resolve of sleepers) resolve();
-    sleepers.clear();
-  };
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || !running) {
-        resolve();
-        return;
-      }
-      const timer = setTimeout(() => {
-        sleepers.delete(done);
-        resolve();
-      }, ms);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      sleepers.add(done);
-    });
 
   let listener: NotificationListener | undefined;
   if ((options.listen ?? true) && canListen(client)) {
     listener = await listenForNotifications(client, OUTBOX_CHANNEL, {
-      onNotify: wake,
+      onNotify: scheduler.wake,
       onError: (error) => report(error, 'listen'),
     });
   }
@@ -562,29 +309,30 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   }
 
   async function loop(): Promise<void> {
-    while (running) {
+    while (!scheduler.closed) {
       if (!(await recordUnrecorded())) {
         // The database is unreachable: a notification from before must not make this a busy loop.
-        woken = false;
-        await sleep(pollIntervalMs);
+        scheduler.clear();
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
-      woken = false;
+      scheduler.clear();
       let claimed: Awaited<ReturnType<typeof claim>>;
       try {
         claimed = await claim();
       } catch (error) {
-        if (running) report(error, 'claim');
-        woken = false;
-        await sleep(pollIntervalMs);
+        if (!scheduler.closed) report(error, 'claim');
+        scheduler.clear();
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
       const { claimId, deliveries } = claimed;
       if (deliveries.length === 0) {
-        await sleep(pollIntervalMs);
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
-      wake();
+      // A loop whose claim found deliveries wakes another (there may be more).
+      scheduler.wake();
       const started = performance.now();
       const results = await handOver(deliveries);
       const batch: UnrecordedOutcomes = {
@@ -627,7 +375,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   let stopping: Promise<void> | undefined;
   return {
     relayId,
-    wake,
+    wake: scheduler.wake,
     counts: () => ({ ...counts }),
     async stats() {
       const outcomes = { ...counts };
@@ -645,8 +393,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     },
     stop(stopOptions) {
       stopping ??= (async () => {
-        running = false;
-        wakeAll();
+        scheduler.close();
         const abandonAfterMs = stopOptions?.abandonAfterMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
