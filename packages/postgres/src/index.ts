@@ -26,6 +26,7 @@ export {
 export {
   type DestinationBacklog,
   outboxBacklog,
+  purgeDeadOutboxDeliveries,
   type RedriveFilter,
   redriveOutboxDeliveries,
   registerOutboxDestinations,
@@ -42,6 +43,7 @@ export {
   type OutboxRelayOptions,
   type OutboxRelayStats,
 } from './outbox-relay.js';
+export { type OutboxRetention, RETENTION_DEFAULTS } from './outbox-retention.js';
 export { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 export { OUTBOX_CHANNEL } from './outbox-schema.js';
 export {

@@ -1,6 +1,12 @@
 // What an operator does to the outbox besides running relays (the server's `webhooks` command):
-// register and retire destinations, re-drive dead letters, read the backlog.
-import { BACKLOG, REDRIVE, REGISTER_DESTINATIONS, RETIRE_DESTINATION } from './outbox-sql.js';
+// register and retire destinations, re-drive or purge dead letters, read the backlog.
+import {
+  BACKLOG,
+  PURGE_DEAD,
+  REDRIVE,
+  REGISTER_DESTINATIONS,
+  RETIRE_DESTINATION,
+} from './outbox-sql.js';
 import type { SqlClient } from './sql-client.js';
 
 /** The backlog of one destination (see {@link outboxBacklog}). */
@@ -52,7 +58,7 @@ export async function retireOutboxDestination(
   return countOf(rows);
 }
 
-/** Which dead deliveries {@link redriveOutboxDeliveries} puts back. */
+/** Which dead deliveries {@link redriveOutboxDeliveries} puts back, or {@link purgeDeadOutboxDeliveries} deletes. */
 export interface RedriveFilter {
   /** Only this destination's. */
   readonly destination?: string;
@@ -77,6 +83,29 @@ export async function redriveOutboxDeliveries(
   filter: RedriveFilter = {},
 ): Promise<number> {
   const { rows } = await client.query(REDRIVE, [
+    filter.destination ?? null,
+    filter.eventIds === undefined ? null : [...filter.eventIds],
+  ]);
+  return countOf(rows);
+}
+
+/**
+ * Purges dead deliveries: they are deleted, never to be delivered, and the later events of their
+ * subjects, which they held back, can go; relays are notified. Their events are deleted by the
+ * relays' retention once no delivery of theirs is left and they are older than its period.
+ *
+ * @returns the number of dead deliveries deleted
+ * @example
+ * ```ts
+ * // give up on what a receiver missed while it was broken
+ * await purgeDeadOutboxDeliveries(pool, { destination: 'https://hooks.example.com/workforce' });
+ * ```
+ */
+export async function purgeDeadOutboxDeliveries(
+  client: SqlClient,
+  filter: RedriveFilter = {},
+): Promise<number> {
+  const { rows } = await client.query(PURGE_DEAD, [
     filter.destination ?? null,
     filter.eventIds === undefined ? null : [...filter.eventIds],
   ]);

@@ -7,6 +7,7 @@ import {
   outboxBacklog,
   registerOutboxDestinations,
 } from './outbox-admin.js';
+import { type OutboxRetention, scheduleRetention } from './outbox-retention.js';
 import { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
 import { CLAIM, type ClaimRow, type OutcomeRow, RECORD_OUTCOMES, RELEASE } from './outbox-sql.js';
@@ -88,6 +89,13 @@ export interface OutboxRelayOptions {
   /** Batches handed over at once. @default 1 */
   readonly concurrency?: number;
   readonly retry?: RetryPolicy;
+  /**
+   * The outbox's retention, which this relay runs on a schedule: delivered deliveries, and events
+   * with no delivery left, are deleted once older than `periodMs` (7 days); dead deliveries and
+   * their events stay. `false`: this relay deletes nothing (another may). See {@link OutboxRetention}.
+   * @default `{}` (the defaults)
+   */
+  readonly retention?: OutboxRetention | false;
   /** This relay's name in `claimed_by`. @default `host:pid:random` */
   readonly relayId?: string;
   /** Called for each delivery attempt's outcome. */
@@ -182,6 +190,10 @@ interface UnrecordedOutcomes {
  *   a delivery is dead ({@link redriveOutboxDeliveries} puts it back).
  * - **Wakes** on the write statement's `NOTIFY` (a held connection of a `pg.Pool`, or PGlite's
  *   `listen`), and polls every `pollIntervalMs` besides.
+ * - **Retention**: delivered deliveries, and events with no delivery left, are deleted once older
+ *   than `retention.periodMs` (7 days), in batches, every minute (one relay at a time); dead
+ *   deliveries and their events stay until re-driven or purged ({@link OutboxRetention}). The
+ *   store's `events.list()` then lists the events the outbox still holds.
  *
  * @returns the relay, once its destinations are registered and it listens
  * @example
@@ -368,6 +380,11 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     }
   }
 
+  const retention =
+    options.retention === false
+      ? undefined
+      : scheduleRetention(client, options.retention ?? {}, (error) => report(error, 'retention'));
+
   const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, () =>
     loop().catch((error) => report(error, 'relay loop')),
   );
@@ -394,6 +411,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     stop(stopOptions) {
       stopping ??= (async () => {
         scheduler.close();
+        const retained = retention?.stop();
         const abandonAfterMs = stopOptions?.abandonAfterMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -408,6 +426,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         if (timer !== undefined) clearTimeout(timer);
         await Promise.all(loops);
         await recordUnrecorded().catch(() => false);
+        await retained;
         await listener?.close().catch((error) => report(error, 'unlisten'));
       })();
       return stopping;

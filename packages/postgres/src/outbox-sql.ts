@@ -97,3 +97,34 @@ SELECT ds.destination,
 FROM outbox_destinations AS ds
 LEFT JOIN outbox_deliveries AS d ON d.destination = ds.destination AND d.state <> 'delivered'
 GROUP BY ds.destination ORDER BY ds.destination`;
+
+/** One batch of the retention (migration 007's function): `deliveries`, `events`, `skipped`. */
+export const PRUNE = `
+SELECT deliveries, events, skipped FROM workforce_kit_prune_outbox($1::float8, $2::int)`;
+
+/**
+ * Whether the database runs autovacuum (a PostgreSQL server does; PGlite, one backend, does not,
+ * and its tables keep the space of deleted rows until vacuumed).
+ */
+export const AUTOVACUUMED = `
+SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'autovacuum launcher') AS running`;
+
+/** Reclaims the space of the rows the retention deleted, where no autovacuum does. */
+export const VACUUM_OUTBOX = 'VACUUM outbox_deliveries, outbox';
+
+/**
+ * Deletes dead deliveries: all, or the destination `$1`'s, or the events `$2`'s; notifies the
+ * relays when any was (the later events they held back can go). The number deleted, `n`.
+ */
+export const PURGE_DEAD = `
+WITH purged AS (
+  DELETE FROM outbox_deliveries AS d
+  WHERE d.state = 'dead'
+    AND ($1::text IS NULL OR d.destination = $1)
+    AND ($2::uuid[] IS NULL OR d.event_position IN (
+          SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
+  RETURNING 1
+), notified AS (
+  SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM purged)
+)
+SELECT (SELECT count(*) FROM purged)::int AS n, (SELECT count(*) FROM notified) AS notified`;
