@@ -34,24 +34,50 @@ export interface Pruned {
   readonly events: number;
 }
 
-/** One batch: at most `batchSize` deliveries and `batchSize` events; `skipped` while another relay prunes. */
+/** What one batch did: {@link Pruned}, and where its sweep of the old events got to. */
+export interface PrunedBatch extends Pruned {
+  /** The position the sweep got to (the next batch's start), or `null` when it did not sweep. */
+  readonly sweptTo: string | null;
+  /** The sweep reached the events younger than the period (or was not asked for). */
+  readonly sweptAll: boolean;
+  /** Another relay is pruning: this batch did nothing. */
+  readonly skipped: boolean;
+}
+
+/**
+ * One batch: at most `batchSize` delivered deliveries older than the period and their events
+ * with no delivery left; and, from position `sweepFrom` (`'0'`: the oldest), the next `batchSize`
+ * events, of which those older than the period with no delivery are deleted.
+ */
 export async function pruneOutboxBatch(
   client: SqlClient,
   periodMs: number,
   batchSize: number,
-): Promise<Pruned & { readonly skipped: boolean }> {
-  const { rows } = await client.query(PRUNE, [periodMs, batchSize]);
-  const row = rows[0] as { deliveries: number; events: number; skipped: boolean } | undefined;
+  sweepFrom: string | null,
+): Promise<PrunedBatch> {
+  const { rows } = await client.query(PRUNE, [periodMs, batchSize, sweepFrom]);
+  const row = rows[0] as
+    | {
+        deliveries: number;
+        events: number;
+        swept_to: string | null;
+        swept_all: boolean;
+        skipped: boolean;
+      }
+    | undefined;
   return {
     deliveries: Number(row?.deliveries ?? 0),
     events: Number(row?.events ?? 0),
+    sweptTo: row?.swept_to ?? null,
+    sweptAll: row?.swept_all !== false,
     skipped: row?.skipped === true,
   };
 }
 
 /**
- * Prunes until a batch deletes less than a full batch (or finds another relay pruning), pausing
- * after each batch as long as it took, so that the retention takes at most about half of one
+ * A run of the retention: batches until the delivered deliveries older than the period are gone
+ * and the sweep has gone through the old events (or another relay is pruning), pausing after
+ * each batch as long as it took, so that the retention takes at most about half of one
  * connection's time however much there is to delete (the first run after an upgrade deletes the
  * whole history). On a database without autovacuum (PGlite), the tables are vacuumed after a run
  * that deleted rows: their space is otherwise never reused. `stopped` ends the run between
@@ -65,17 +91,14 @@ export async function pruneOutbox(
 ): Promise<Pruned> {
   let deliveries = 0;
   let events = 0;
+  let sweepFrom: string | null = '0';
   while (!stopped()) {
     const started = performance.now();
-    const batch = await pruneOutboxBatch(client, options.periodMs, options.batchSize);
+    const batch = await pruneOutboxBatch(client, options.periodMs, options.batchSize, sweepFrom);
     deliveries += batch.deliveries;
     events += batch.events;
-    if (
-      batch.skipped ||
-      (batch.deliveries < options.batchSize && batch.events < options.batchSize)
-    ) {
-      break;
-    }
+    sweepFrom = batch.sweptAll ? null : batch.sweptTo;
+    if (batch.skipped || (batch.deliveries < options.batchSize && sweepFrom === null)) break;
     await pause(performance.now() - started);
   }
   if (options.vacuum && deliveries + events > 0 && !stopped()) {

@@ -98,9 +98,13 @@ FROM outbox_destinations AS ds
 LEFT JOIN outbox_deliveries AS d ON d.destination = ds.destination AND d.state <> 'delivered'
 GROUP BY ds.destination ORDER BY ds.destination`;
 
-/** One batch of the retention (migration 007's function): `deliveries`, `events`, `skipped`. */
+/**
+ * One batch of the retention (migration 007's function, which says what goes), under a period of
+ * `$1` ms, at most `$2` rows of each kind, sweeping from position `$3` (or not, when null).
+ */
 export const PRUNE = `
-SELECT deliveries, events, skipped FROM workforce_kit_prune_outbox($1::float8, $2::int)`;
+SELECT deliveries, events, swept_to::text AS swept_to, swept_all, skipped
+FROM workforce_kit_prune_outbox($1::float8, $2::int, $3::bigint)`;
 
 /**
  * Whether the database runs autovacuum (a PostgreSQL server does; PGlite, one backend, does not,

@@ -16,6 +16,7 @@ import {
   purgeDeadOutboxDeliveries,
   RETENTION_DEFAULTS,
   registerOutboxDestinations,
+  retireOutboxDestination,
   type SqlClient,
 } from '../src/index.js';
 import { pruneOutbox, pruneOutboxBatch } from '../src/outbox-retention.js';
@@ -153,23 +154,38 @@ describe('the retention', () => {
     return { ...fixed, ids };
   }
 
-  it('deletes in batches, one statement each, until a batch is short', async () => {
-    const { pool } = await weekOld(25);
-    const batches: unknown[] = [];
+  it('deletes in batches, one statement each, until a batch is short and the sweep is through', async () => {
+    const { pool, store, employees } = await weekOld(25);
+    const batches: { deliveries: number; events: number }[] = [];
     const counting: SqlClient = {
       async query(text, params) {
         const result = await pool.query(text, params);
-        if (text.includes('workforce_kit_prune_outbox')) batches.push(result.rows[0]);
+        const row = result.rows[0] as { deliveries: number; events: number } | undefined;
+        if (text.includes('workforce_kit_prune_outbox') && row !== undefined)
+          batches.push({ deliveries: row.deliveries, events: row.events });
         return result;
       },
     };
     expect(await prune(counting, WEEK_MS, 10)).toEqual({ deliveries: 25, events: 25 });
     expect(batches).toEqual([
-      { deliveries: 10, events: 10, skipped: false },
-      { deliveries: 10, events: 10, skipped: false },
-      { deliveries: 5, events: 5, skipped: false },
+      { deliveries: 10, events: 10 },
+      { deliveries: 10, events: 10 },
+      { deliveries: 5, events: 5 },
     ]);
     expect(await rows(pool)).toEqual({ events: [], deliveries: [] });
+
+    // Events with no delivery (their destination retired): the sweep goes through them 10 at a
+    // time too.
+    await retireOutboxDestination(pool, DESTINATION);
+    const ids: string[] = [];
+    for (const employee of employees.slice(0, 12)) ids.push(await toggle(store, employee));
+    await recordedAgo(pool, ids, 8 * DAY_MS);
+    batches.length = 0;
+    expect(await prune(counting, WEEK_MS, 10)).toEqual({ deliveries: 0, events: 12 });
+    expect(batches).toEqual([
+      { deliveries: 0, events: 10 },
+      { deliveries: 0, events: 2 },
+    ]);
   });
 
   it('keeps a dead letter until purged; then the change it held back goes, and both events are removed', async () => {
@@ -234,13 +250,13 @@ describe('the retention', () => {
     // Another relay's batch under way (its lock held here): this batch does nothing, and says so.
     await other.query('BEGIN');
     await other.query('SELECT pg_advisory_xact_lock(7438291002)');
-    expect(await pruneOutboxBatch(pool, WEEK_MS, 500)).toEqual({
+    expect(await pruneOutboxBatch(pool, WEEK_MS, 500, '0')).toMatchObject({
       deliveries: 0,
       events: 0,
       skipped: true,
     });
     await other.query('COMMIT');
-    expect(await pruneOutboxBatch(pool, WEEK_MS, 500)).toEqual({
+    expect(await pruneOutboxBatch(pool, WEEK_MS, 500, '0')).toMatchObject({
       deliveries: 1,
       events: 1,
       skipped: false,
