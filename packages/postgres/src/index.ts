@@ -19,6 +19,7 @@ export {
   migrationStatement,
 } from './migrations.js';
 export {
+  type ListenOptions,
   listenForNotifications,
   type NotificationEvents,
   type NotificationListener,

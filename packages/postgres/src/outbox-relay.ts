@@ -82,7 +82,10 @@ export interface OutboxRelayOptions {
    * hung) loses them to another. It must exceed the deliverer's longest batch. @default 30_000
    */
   readonly leaseMs?: number;
-  /** How often to look for due deliveries besides notifications (retries come due so). @default 1000 */
+  /**
+   * How often to look for due deliveries besides notifications (retries come due so), and to try
+   * to take the lead when another relay holds it. @default 1000
+   */
   readonly pollIntervalMs?: number;
   /** `LISTEN` for the write statement's notifications (pg.Pool and PGlite). @default true */
   readonly listen?: boolean;
@@ -164,6 +167,12 @@ export interface OutboxRelay {
   stop(options?: { readonly abandonAfterMs?: number }): Promise<void>;
 }
 
+/** The payload of a busy relay's request for help (a change's notification has none). */
+const HELP = 'help';
+
+/** The advisory lock that elects the relay woken by changes' notifications (see `lead`). */
+const LEAD_LOCK_KEY = 7438291003n;
+
 const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 
 /** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
@@ -189,7 +198,14 @@ interface UnrecordedOutcomes {
  * - **Retries** per delivery with {@link retryDelayMs}'s backoff; past `maxAttempts` or `maxAgeMs`
  *   a delivery is dead ({@link redriveOutboxDeliveries} puts it back).
  * - **Wakes** on the write statement's `NOTIFY` (a held connection of a `pg.Pool`, or PGlite's
- *   `listen`), and polls every `pollIntervalMs` besides.
+ *   `listen`), and polls every `pollIntervalMs` besides (retries come due so). Of several relays,
+ *   a change's notification wakes one: the relay that leads, elected by an advisory lock on its
+ *   listening connection (another takes the lead within `pollIntervalMs` when it goes); when its
+ *   loops are all busy, it asks the others to look too (a notification, at most once per claim
+ *   of its own). A loop claims again at once after a full claim, or after a delivery that let a
+ *   later event of its subject go; otherwise it sleeps until woken. (Every relay claimed on
+ *   every change before, all but one finding nothing: `pnpm --filter @workforce-kit/bench run
+ *   wakeups`.)
  * - **Retention**: delivered deliveries, and events with no delivery left, are deleted once older
  *   than `retention.periodMs` (7 days), in batches, every minute (one relay at a time); dead
  *   deliveries and their events stay until re-driven or purged ({@link OutboxRetention}). The
@@ -226,11 +242,41 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   let unrecorded: UnrecordedOutcomes[] = [];
 
   let listener: NotificationListener | undefined;
+  /** Set when this relay asked the others for help; cleared when one of its loops claims. */
+  let helpAsked = false;
+
+  /** All this relay's loops are busy: the other relays' sleeping loops are woken (once a claim). */
+  function askForHelp(): void {
+    if (helpAsked || scheduler.closed) return;
+    helpAsked = true;
+    client
+      .query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, HELP])
+      .catch((error) => report(error, 'notify'));
+  }
+
+  /**
+   * A change's notification (or a re-drive's) wakes the leading relay only (one claim finds what
+   * one change queued, where every relay's claim did, all but one finding nothing); it asks the
+   * others for help when its loops are all busy. A request for help, or a listener that
+   * reconnected (notifications may have been missed), wakes any relay.
+   */
+  function onNotify(payload: string | null): void {
+    if (payload === HELP || payload === null) {
+      scheduler.wake();
+      return;
+    }
+    if (!(listener?.leading ?? true)) return;
+    if (scheduler.sleeping === 0) askForHelp();
+    scheduler.wake();
+  }
+
   if ((options.listen ?? true) && canListen(client)) {
-    listener = await listenForNotifications(client, OUTBOX_CHANNEL, {
-      onNotify: scheduler.wake,
-      onError: (error) => report(error, 'listen'),
-    });
+    listener = await listenForNotifications(
+      client,
+      OUTBOX_CHANNEL,
+      { onNotify, onError: (error) => report(error, 'listen') },
+      { lead: { key: LEAD_LOCK_KEY, retryMs: pollIntervalMs } },
+    );
   }
 
   async function claim(): Promise<{ claimId: string; deliveries: OutboxDelivery[] }> {
@@ -273,7 +319,8 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     }
   }
 
-  async function record(batch: UnrecordedOutcomes): Promise<void> {
+  /** Records a claim's outcomes; whether a delivery let a later event of its subject go. */
+  async function record(batch: UnrecordedOutcomes): Promise<boolean> {
     const { deliveries, results } = batch;
     const retryOf = (r: DeliveryResult) => (r.outcome === 'retry' ? r : undefined);
     const { rows } = await client.query(RECORD_OUTCOMES, [
@@ -286,8 +333,9 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
       policy.maxAgeMs,
       batch.claimId,
     ]);
+    const recorded = rows as OutcomeRow[];
     const states = new Map(
-      (rows as OutcomeRow[]).map((row) => [`${row.destination} ${row.position}`, row.state]),
+      recorded.map((row) => [`${row.destination} ${row.position}`, row.state]),
     );
     deliveries.forEach((delivery, i) => {
       const state = states.get(`${delivery.destination} ${delivery.position}`);
@@ -302,6 +350,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         ...(error === undefined ? {} : { error }),
       });
     });
+    return recorded.some((row) => row.unblocks);
   }
 
   /** Records what earlier claims could not; false while the database is still unreachable. */
@@ -329,6 +378,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         continue;
       }
       scheduler.clear();
+      helpAsked = false;
       let claimed: Awaited<ReturnType<typeof claim>>;
       try {
         claimed = await claim();
@@ -343,8 +393,10 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         await scheduler.sleep(pollIntervalMs);
         continue;
       }
-      // A loop whose claim found deliveries wakes another (there may be more).
-      scheduler.wake();
+      // A full claim may have left more: another loop of this relay looks too, or another relay.
+      const full = deliveries.length >= batchSize;
+      if (full && scheduler.sleeping > 0) scheduler.wake();
+      else if (full) askForHelp();
       const started = performance.now();
       const results = await handOver(deliveries);
       const batch: UnrecordedOutcomes = {
@@ -368,8 +420,9 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
           .catch((error) => report(error, 'release'));
         return;
       }
+      let unblocked = false;
       try {
-        await record(batch);
+        unblocked = await record(batch);
       } catch (error) {
         report(error, 'record outcomes');
         // Kept to record later, before the next claim: applied then only where the claim is still
@@ -377,6 +430,10 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         // spares the receiver duplicates. The bound keeps a long outage from holding memory.
         unrecorded = [...unrecorded, batch].slice(-100);
       }
+      // Claims again at once only when there may be more: the claim was full, or a delivery let
+      // a later event of its subject go (which no notification announces). Otherwise it sleeps
+      // until a notification that came meanwhile (kept), a later one, or the poll.
+      if (!full && !unblocked) await scheduler.sleep(pollIntervalMs);
     }
   }
 

@@ -17,6 +17,8 @@ export interface OutcomeRow {
   readonly destination: string;
   readonly position: string | number;
   readonly state: 'pending' | 'delivered' | 'dead';
+  /** Delivered, and a later event of its subject waits for this destination: due now. */
+  readonly unblocks: boolean;
 }
 
 /**
@@ -35,23 +37,32 @@ FROM workforce_kit_claim_outbox_deliveries($1::text[], $2::int, $3::uuid, $4::te
  * The outcomes of a claim (`$8`), in one statement, applied only while the claim is still the
  * rows' (another relay may have taken them over after the lease ran out): delivered; or a retry
  * at now + its delay, or dead once the attempts (`$6`) or the age (`$7` ms) ran out. One entry per
- * delivery in `$1`..`$5`: destination, position, outcome, error, delay.
+ * delivery in `$1`..`$5`: destination, position, outcome, error, delay. Each recorded delivery
+ * says whether it let a later event of its subject go (`unblocks`), which no notification says.
  */
 export const RECORD_OUTCOMES = `
-UPDATE outbox_deliveries AS d
-SET state = CASE
-      WHEN o.result = 'delivered' THEN 'delivered'
-      WHEN d.attempts >= $6 OR d.created_at <= now() - $7 * interval '1 millisecond' THEN 'dead'
-      ELSE 'pending' END,
-    delivered_at = CASE WHEN o.result = 'delivered' THEN now() END,
-    next_attempt_at = CASE WHEN o.result = 'delivered' THEN d.next_attempt_at
-      ELSE now() + o.delay_ms * interval '1 millisecond' END,
-    last_error = CASE WHEN o.result = 'delivered' THEN d.last_error ELSE o.error END,
-    claim_id = NULL, claimed_until = NULL
-FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[])
-  AS o(destination, event_position, result, error, delay_ms)
-WHERE d.destination = o.destination AND d.event_position = o.event_position AND d.claim_id = $8::uuid
-RETURNING d.destination, d.event_position::text AS position, d.state`;
+WITH recorded AS (
+  UPDATE outbox_deliveries AS d
+  SET state = CASE
+        WHEN o.result = 'delivered' THEN 'delivered'
+        WHEN d.attempts >= $6 OR d.created_at <= now() - $7 * interval '1 millisecond' THEN 'dead'
+        ELSE 'pending' END,
+      delivered_at = CASE WHEN o.result = 'delivered' THEN now() END,
+      next_attempt_at = CASE WHEN o.result = 'delivered' THEN d.next_attempt_at
+        ELSE now() + o.delay_ms * interval '1 millisecond' END,
+      last_error = CASE WHEN o.result = 'delivered' THEN d.last_error ELSE o.error END,
+      claim_id = NULL, claimed_until = NULL
+  FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[])
+    AS o(destination, event_position, result, error, delay_ms)
+  WHERE d.destination = o.destination AND d.event_position = o.event_position AND d.claim_id = $8::uuid
+  RETURNING d.destination, d.event_position, d.subject_guid, d.state
+)
+SELECT r.destination, r.event_position::text AS position, r.state,
+       r.state = 'delivered' AND EXISTS (
+         SELECT 1 FROM outbox_deliveries AS e
+         WHERE e.destination = r.destination AND e.subject_guid = r.subject_guid
+           AND e.event_position > r.event_position AND e.state = 'pending') AS unblocks
+FROM recorded AS r`;
 
 /** Releases an abandoned claim (`$1`): the deliveries are due again at once, for any relay. */
 export const RELEASE = `
