@@ -33,20 +33,20 @@ export {
   registerOutboxDestinations,
   retireOutboxDestination,
 } from './outbox-admin.js';
-export {
-  createOutboxRelay,
-  type Deliverer,
-  type DeliveryCounts,
-  type DeliveryOutcome,
-  type DeliveryResult,
-  type OutboxDelivery,
-  type OutboxRelay,
-  type OutboxRelayOptions,
-  type OutboxRelayStats,
-} from './outbox-relay.js';
+export { createOutboxRelay } from './outbox-relay.js';
 export { type OutboxRetention, RETENTION_DEFAULTS } from './outbox-retention.js';
 export { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 export { OUTBOX_CHANNEL } from './outbox-schema.js';
+export type {
+  Deliverer,
+  DeliveryCounts,
+  DeliveryOutcome,
+  DeliveryResult,
+  OutboxDelivery,
+  OutboxRelay,
+  OutboxRelayOptions,
+  OutboxRelayStats,
+} from './outbox-types.js';
 export {
   openPGlite,
   PGLITE_SETTINGS,
