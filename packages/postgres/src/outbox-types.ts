@@ -95,7 +95,11 @@ export interface OutboxRelayOptions {
   readonly relayId?: string;
   /** Called for each delivery attempt's outcome. */
   readonly onOutcome?: (outcome: DeliveryOutcome) => void;
-  /** Called when the database cannot be reached (the relay keeps trying) or the deliverer throws. */
+  /**
+   * Called when the database cannot be reached (the relay keeps trying), the deliverer throws, or
+   * a retention run fails (the next one tries again); `context` says which (`claim`, `deliver`,
+   * `retention`, …).
+   */
   readonly onError?: (error: unknown, context: string) => void;
 }
 
