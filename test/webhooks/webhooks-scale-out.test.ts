@@ -1,8 +1,10 @@
 // Webhooks from three reference-server processes (Express and Fastify) on one PostgreSQL server,
 // to a real HTTP receiver started here: 1,000 changes while the receiver refuses a random 30% and is down for 5 s; a
 // process killed with SIGKILL while it holds claimed deliveries; the database stopped while
-// deliveries are in flight; and, from a fourth process, a receiver that always fails, the dead
-// letter, and its re-drive. Every delivery is verified with `standardwebhooks`.
+// deliveries are in flight; from a fourth process, a receiver that always fails, the dead
+// letter, and its re-drive; and, from two more with a retention of 1 s, a long run of changes
+// through which the outbox's row count settles, and a dead letter purged. Every delivery is
+// verified with `standardwebhooks`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
@@ -55,7 +57,9 @@ type Mode =
   | { readonly kind: 'refuse'; readonly rate: number }
   | { readonly kind: 'hold' }
   | { readonly kind: 'slow'; readonly ms: number }
-  | { readonly kind: 'fail' };
+  | { readonly kind: 'fail' }
+  /** 500 for the events of one record, 204 for the others. */
+  | { readonly kind: 'failRecord'; readonly guid: string };
 
 /**
  * A webhook receiver on a fixed loopback port: it verifies each delivery's signature, answers as
@@ -91,6 +95,8 @@ async function startReceiver() {
         held.push(res);
       } else if (mode.kind === 'slow') setTimeout(() => answer(204), mode.ms);
       else if (mode.kind === 'fail') answer(500);
+      else if (mode.kind === 'failRecord')
+        answer(JSON.parse(body).data?.record?.guid === mode.guid ? 500 : 204);
       else if (mode.kind === 'refuse' && Math.random() < mode.rate) answer(503);
       else answer(204);
     });
@@ -599,4 +605,106 @@ describe('a receiver that always fails', () => {
       await failing.close();
     }
   }, 90_000);
+});
+
+describe('the outbox under a long run of changes (WEBHOOK_RETENTION_SECONDS=1, two processes)', () => {
+  it('keeps what was delivered for the period only: the row count settles; a dead letter and the change it holds back stay until `workforce-kit webhooks purge`', async () => {
+    const hooks = await startReceiver();
+    const failing = employees[1] as Employee;
+    const others = employees.slice(2, 22);
+    hooks.setMode({ kind: 'failRecord', guid: failing.guid });
+    const url = await database.createDatabase();
+    const db = new pg.Pool({ connectionString: url, max: 2 });
+    db.on('error', () => {});
+    const env = (framework: string) =>
+      serverEnv(url, {
+        HTTP_FRAMEWORK: framework,
+        WEBHOOK_URLS: hooks.url,
+        WEBHOOK_MAX_ATTEMPTS: '2',
+        WEBHOOK_RETENTION_SECONDS: '1',
+      });
+    const two = await startReferenceServers([env('express'), env('fastify')]);
+    const count = async (sql: string) => ((await db.query(sql)).rows[0] as { n: number }).n;
+    try {
+      // Seeded afresh in this database: each employee is as the seed has it.
+      const archived = new Map(employees.map((e) => [e.guid, e.deleted]));
+      const toggle = async (employee: Employee, i: number) => {
+        const was = archived.get(employee.guid);
+        const answer = await call(
+          two[i % 2] as ServerProcess,
+          was ? 'PUT' : 'DELETE',
+          was
+            ? `/labor/v1/employees/${employee.guid}/unarchive`
+            : `/labor/v1/employees/${employee.guid}`,
+        );
+        expect(answer.status).toBe(200);
+        archived.set(employee.guid, !was);
+        return answer;
+      };
+      // The failing record's change is dead-lettered; its next one waits behind it.
+      await toggle(failing, 0);
+      await waitFor(
+        'the dead letter',
+        async () =>
+          (await count("SELECT count(*)::int AS n FROM outbox_deliveries WHERE state = 'dead'")) ===
+          1,
+      );
+      await toggle(failing, 1);
+
+      // Rounds of one change per employee through both processes, each acknowledged by the
+      // receiver before the next, for at least six periods and retention intervals.
+      const samples: number[] = [];
+      let written = 2;
+      const started = Date.now();
+      while (samples.length < 20 || Date.now() - started < 12_000) {
+        const before = hooks.receipts.length;
+        await Promise.all(others.map((employee, i) => toggle(employee, i)));
+        written += others.length;
+        await waitFor(
+          'the round acknowledged',
+          () =>
+            hooks.receipts.slice(before).filter((r) => r.status === 204).length >= others.length,
+        );
+        samples.push(await count('SELECT count(*)::int AS n FROM outbox'));
+      }
+      const secondHalf = samples.slice(Math.floor(samples.length / 2));
+      console.log(
+        `${written} changes in ${samples.length} rounds; the outbox held at most ${Math.max(...secondHalf)} events in the second half`,
+      );
+      // Without retention it would hold every change written.
+      expect(Math.max(...secondHalf)).toBeLessThan(written / 3);
+
+      // The run over, everything delivered goes; the dead letter and the change it holds back
+      // stay, with their events.
+      await waitFor(
+        'the outbox emptied but for the dead letter',
+        async () => (await count('SELECT count(*)::int AS n FROM outbox')) === 2,
+      );
+      const { rows: left } = await db.query(
+        `SELECT d.state, o.subject_guid::text AS subject FROM outbox_deliveries AS d
+         JOIN outbox AS o ON o.position = d.event_position ORDER BY d.event_position`,
+      );
+      expect(left).toEqual([
+        { state: 'dead', subject: failing.guid },
+        { state: 'pending', subject: failing.guid },
+      ]);
+
+      // Given up: purged with the operator's command; the change it held back is delivered, and
+      // both events go.
+      hooks.setMode({ kind: 'accept' });
+      const store = { STORE: 'postgres', DATABASE_URL: url };
+      expect(
+        await runReferenceCommand(['webhooks', 'purge', '--destination', hooks.url], store),
+      ).toEqual({ code: 0, output: 'purged 1 dead delivery\n' });
+      await waitFor(
+        'the held-back change delivered and the outbox empty',
+        async () => (await count('SELECT count(*)::int AS n FROM outbox')) === 0,
+      );
+      expect(hooks.receipts.filter((r) => r.status === 204).length).toBe(written - 1);
+    } finally {
+      await Promise.all(two.map((server) => server.stop()));
+      await db.end();
+      await hooks.close();
+    }
+  }, 120_000);
 });

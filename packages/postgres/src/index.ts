@@ -19,31 +19,34 @@ export {
   migrationStatement,
 } from './migrations.js';
 export {
+  type ListenOptions,
   listenForNotifications,
   type NotificationEvents,
   type NotificationListener,
 } from './notifications.js';
 export {
-  createOutboxRelay,
-  type Deliverer,
-  type DeliveryCounts,
-  type DeliveryOutcome,
-  type DeliveryResult,
   type DestinationBacklog,
-  type OutboxDelivery,
-  type OutboxRelay,
-  type OutboxRelayOptions,
-  type OutboxRelayStats,
   outboxBacklog,
-  RETRY_DEFAULTS,
+  purgeDeadOutboxDeliveries,
   type RedriveFilter,
-  type RetryPolicy,
   redriveOutboxDeliveries,
   registerOutboxDestinations,
   retireOutboxDestination,
-  retryDelayMs,
-} from './outbox-relay.js';
+} from './outbox-admin.js';
+export { createOutboxRelay } from './outbox-relay.js';
+export { type OutboxRetention, RETENTION_DEFAULTS } from './outbox-retention.js';
+export { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
 export { OUTBOX_CHANNEL } from './outbox-schema.js';
+export type {
+  Deliverer,
+  DeliveryCounts,
+  DeliveryOutcome,
+  DeliveryResult,
+  OutboxDelivery,
+  OutboxRelay,
+  OutboxRelayOptions,
+  OutboxRelayStats,
+} from './outbox-types.js';
 export {
   openPGlite,
   PGLITE_SETTINGS,

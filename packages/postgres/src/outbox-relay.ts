@@ -2,377 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RecordedEvent } from '@workforce-kit/core';
 import { canListen, listenForNotifications, type NotificationListener } from './notifications.js';
+import { outboxBacklog, registerOutboxDestinations } from './outbox-admin.js';
+import { scheduleRetention } from './outbox-retention.js';
+import { RETRY_DEFAULTS, retryDelayMs } from './outbox-retry.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
-import type { SqlClient } from './sql-client.js';
+import { CLAIM, type ClaimRow, type OutcomeRow, RECORD_OUTCOMES, RELEASE } from './outbox-sql.js';
+import type {
+  DeliveryOutcome,
+  DeliveryResult,
+  OutboxDelivery,
+  OutboxRelay,
+  OutboxRelayOptions,
+} from './outbox-types.js';
+import { createWakeScheduler } from './relay-scheduler.js';
 
-/** One event to hand to one destination: a claimed delivery. */
-export interface OutboxDelivery {
-  /** Where it goes (a webhook URL, for the reference server). */
-  readonly destination: string;
-  /** The event's place in the outbox: events of one subject are handed over in this order. */
-  readonly position: number;
-  /** The event as it was stored with its change. */
-  readonly event: RecordedEvent;
-  /**
-   * The record (employee or shift) as it stood after the change, as the store keeps it (without
-   * its version, passcode and swipe card); `null` for an event stored before the relay existed.
-   */
-  readonly record: Readonly<Record<string, unknown>> | null;
-  /** Which attempt this is: 1 for the first. */
-  readonly attempt: number;
-  /** When the event was stored (ms since the epoch). */
-  readonly recordedAt: number;
-}
+/** The payload of a busy relay's request for help (a change's notification has none). */
+const HELP = 'help';
 
-/** What became of one delivery, as the deliverer reports it. */
-export type DeliveryResult =
-  | { readonly outcome: 'delivered' }
-  /** Not delivered: try again later (with backoff), or dead-letter it past the bounds. */
-  | { readonly outcome: 'retry'; readonly error: string };
-
-/**
- * Hands a batch over (to HTTP receivers, a queue, …) and reports, for each delivery in the same
- * order, delivered or retry. A delivery reported as anything else, or missing, or a rejection of
- * the whole call, is a retry. The batch holds at most one delivery per subject and destination,
- * so its deliveries may be handed over concurrently. `signal` aborts when the relay is stopped
- * and stops waiting: give up then (the deliveries are handed to a relay again).
- */
-export type Deliverer = (
-  batch: readonly OutboxDelivery[],
-  signal: AbortSignal,
-) => Promise<readonly DeliveryResult[]>;
-
-/** What became of a delivery attempt, for metrics and logs. */
-export interface DeliveryOutcome {
-  readonly delivery: OutboxDelivery;
-  /**
-   * `delivered`; `retry` (another attempt is scheduled); `dead` (the attempts or the age ran out:
-   * it waits in the dead-letter state to be re-driven); `superseded` (the lease had run out and
-   * another relay had claimed it: this outcome was not recorded).
-   */
-  readonly outcome: 'delivered' | 'retry' | 'dead' | 'superseded';
-  readonly error?: string;
-  /** How long the deliverer took over the batch this delivery was in. */
-  readonly durationMs: number;
-}
-
-/** The retry schedule of a delivery: exponential backoff with jitter, then the dead letters. */
-export interface RetryPolicy {
-  /** The delay after the first failed attempt. @default 1000 */
-  readonly minDelayMs?: number;
-  /** The longest delay. @default 3_600_000 (1 h) */
-  readonly maxDelayMs?: number;
-  /** Each delay is multiplied by a random factor in [1 - jitter, 1 + jitter]. @default 0.2 */
-  readonly jitter?: number;
-  /** A delivery that failed this many attempts is dead. @default 20 */
-  readonly maxAttempts?: number;
-  /** A delivery that fails when its event is older than this is dead. @default 86_400_000 (24 h) */
-  readonly maxAgeMs?: number;
-}
-
-/** The defaults of {@link RetryPolicy}. */
-export const RETRY_DEFAULTS: Required<RetryPolicy> = {
-  minDelayMs: 1000,
-  maxDelayMs: 3_600_000,
-  jitter: 0.2,
-  maxAttempts: 20,
-  maxAgeMs: 86_400_000,
-};
-
-/**
- * The delay before the next attempt after `attempts` failed ones: `minDelayMs · 2^(attempts-1)`,
- * at most `maxDelayMs`, times a random factor in [1 - jitter, 1 + jitter] (so that deliveries
- * that failed together do not all come back together).
- *
- * @example
- * ```ts
- * retryDelayMs(1); // about 1 s; retryDelayMs(4): about 8 s; retryDelayMs(30): about 1 h
- * ```
- */
-export function retryDelayMs(
-  attempts: number,
-  policy: RetryPolicy = {},
-  random: () => number = Math.random,
-): number {
-  const { minDelayMs, maxDelayMs, jitter } = { ...RETRY_DEFAULTS, ...policy };
-  const base = Math.min(maxDelayMs, minDelayMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40));
-  return Math.round(base * (1 - jitter + 2 * jitter * random()));
-}
-
-/** Options of {@link createOutboxRelay}. */
-export interface OutboxRelayOptions {
-  /** The store's database: a `pg.Pool`, PGlite, or any {@link SqlClient} (which is then polled). */
-  readonly client: SqlClient;
-  /**
-   * The destinations this relay delivers to, registered at start: from then on, every change
-   * queues a delivery of its event to each of them.
-   */
-  readonly destinations: readonly string[];
-  readonly deliver: Deliverer;
-  /** Deliveries claimed at once. @default 50 */
-  readonly batchSize?: number;
-  /**
-   * How long a claim holds its deliveries: after that, a relay that stopped answering (killed,
-   * hung) loses them to another. It must exceed the deliverer's longest batch. @default 30_000
-   */
-  readonly leaseMs?: number;
-  /** How often to look for due deliveries besides notifications (retries come due so). @default 1000 */
-  readonly pollIntervalMs?: number;
-  /** `LISTEN` for the write statement's notifications (pg.Pool and PGlite). @default true */
-  readonly listen?: boolean;
-  /** Batches handed over at once. @default 1 */
-  readonly concurrency?: number;
-  readonly retry?: RetryPolicy;
-  /** This relay's name in `claimed_by`. @default `host:pid:random` */
-  readonly relayId?: string;
-  /** Called for each delivery attempt's outcome. */
-  readonly onOutcome?: (outcome: DeliveryOutcome) => void;
-  /** Called when the database cannot be reached (the relay keeps trying) or the deliverer throws. */
-  readonly onError?: (error: unknown, context: string) => void;
-}
-
-/**
- * Counts of delivery outcomes recorded by one relay since it started (monotonic counters: a
- * metrics exporter reads them as `deliveries_total{outcome}`).
- */
-export interface DeliveryCounts {
-  readonly delivered: number;
-  readonly retry: number;
-  readonly dead: number;
-  readonly superseded: number;
-}
-
-/** What a metrics exporter reads from a relay (see {@link OutboxRelay.stats}). */
-export interface OutboxRelayStats {
-  /** The outcomes this relay (in this process) recorded since it started. */
-  readonly outcomes: DeliveryCounts;
-  /** The backlog of each of this relay's destinations, shared by every relay: read from the database. */
-  readonly destinations: readonly DestinationBacklog[];
-  /**
-   * The age (ms) of the oldest event still pending delivery to any of this relay's destinations,
-   * or `null` when none is pending: the gauge to alert on (it grows while a receiver is down or no
-   * relay runs). Dead deliveries are not pending: they are counted in `destinations[].dead`.
-   */
-  readonly oldestPendingAgeMs: number | null;
-}
-
-/** A running relay. */
-export interface OutboxRelay {
-  /** This relay's name, as `claimed_by` shows it. */
-  readonly relayId: string;
-  /** Looks for due deliveries now (as a notification would). */
-  wake(): void;
-  /**
-   * The outcomes this relay recorded since it started (in memory, no query).
-   *
-   * @example
-   * ```ts
-   * const { delivered, retry, dead } = relay.counts();
-   * ```
-   */
-  counts(): DeliveryCounts;
-  /**
-   * The outcomes this relay recorded, and the backlog of its destinations (one query): deliveries
-   * by outcome, and the oldest undelivered event's age.
-   *
-   * @returns the stats; rejects when the database cannot be reached
-   * @example
-   * ```ts
-   * const { outcomes, oldestPendingAgeMs, destinations } = await relay.stats();
-   * metrics.gauge('webhook_oldest_pending_seconds', (oldestPendingAgeMs ?? 0) / 1000);
-   * for (const [outcome, n] of Object.entries(outcomes)) metrics.counter('webhook_deliveries_total', n, { outcome });
-   * ```
-   */
-  stats(): Promise<OutboxRelayStats>;
-  /**
-   * Stops claiming; waits for the batches being handed over (at most `abandonAfterMs`, then
-   * aborts them and releases their claims); stops listening. Idempotent.
-   */
-  stop(options?: { readonly abandonAfterMs?: number }): Promise<void>;
-}
-
-/** The backlog of one destination (see {@link outboxBacklog}). */
-export interface DestinationBacklog {
-  readonly destination: string;
-  /** Deliveries waiting (due, backing off, held behind an earlier event of their subject, or claimed). */
-  readonly pending: number;
-  /** Deliveries in the dead-letter state. */
-  readonly dead: number;
-  /** Age of the oldest pending delivery's event (ms), or `null` when none is pending. */
-  readonly oldestPendingAgeMs: number | null;
-}
-
-interface ClaimRow {
-  destination: string;
-  position: string | number;
-  attempts: number;
-  recorded_at_ms: number;
-  payload: unknown;
-  record: unknown;
-}
-
-interface OutcomeRow {
-  destination: string;
-  position: string | number;
-  state: 'pending' | 'delivered' | 'dead';
-}
+/** The advisory lock that elects the relay woken by changes' notifications (see `lead`). */
+const LEAD_LOCK_KEY = 7438291003n;
 
 const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
-
-/**
- * The claim, in one statement: the pending deliveries of these destinations that are due, not
- * under a live lease, and whose subject has no earlier undelivered (pending or dead) event for
- * the same destination, in position order, skipping rows another relay is claiming this very
- * moment; each gets this claim's id, a lease and one more attempt. The statement is a function of
- * migration 004, which carries the planner settings that keep it fast on stale statistics.
- */
-const CLAIM = `
-SELECT destination, event_position::text AS position, attempts, recorded_at_ms, payload, record
-FROM workforce_kit_claim_outbox_deliveries($1::text[], $2::int, $3::uuid, $4::text, $5::float8)`;
-
-/**
- * The outcomes of a claim, in one statement, applied only while the claim is still the rows'
- * (another relay may have taken them over after the lease ran out): delivered; or a retry at
- * now + its delay, or dead once the attempts or the age ran out.
- */
-const RECORD_OUTCOMES = `
-UPDATE outbox_deliveries AS d
-SET state = CASE
-      WHEN o.result = 'delivered' THEN 'delivered'
-      WHEN d.attempts >= $6 OR d.created_at <= now() - $7 * interval '1 millisecond' THEN 'dead'
-      ELSE 'pending' END,
-    delivered_at = CASE WHEN o.result = 'delivered' THEN now() END,
-    next_attempt_at = CASE WHEN o.result = 'delivered' THEN d.next_attempt_at
-      ELSE now() + o.delay_ms * interval '1 millisecond' END,
-    last_error = CASE WHEN o.result = 'delivered' THEN d.last_error ELSE o.error END,
-    claim_id = NULL, claimed_until = NULL
-FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[])
-  AS o(destination, event_position, result, error, delay_ms)
-WHERE d.destination = o.destination AND d.event_position = o.event_position AND d.claim_id = $8::uuid
-RETURNING d.destination, d.event_position::text AS position, d.state`;
-
-/** Releases an abandoned claim: the deliveries are due again at once, for any relay. */
-const RELEASE = `
-UPDATE outbox_deliveries SET claim_id = NULL, claimed_until = NULL
-WHERE claim_id = $1::uuid AND state = 'pending'`;
-
-/**
- * Registers destinations (an upsert): from now on every change queues a delivery of its event to
- * each. Events stored before are not delivered to a new destination.
- *
- * @example
- * ```ts
- * await registerOutboxDestinations(pool, ['https://hooks.example.com/workforce']);
- * ```
- */
-export async function registerOutboxDestinations(
-  client: SqlClient,
-  destinations: readonly string[],
-): Promise<void> {
-  if (destinations.length === 0) return;
-  await client.query(
-    `INSERT INTO outbox_destinations (destination)
-     SELECT DISTINCT unnest($1::text[])
-     ON CONFLICT (destination) DO UPDATE SET last_registered_at = now()`,
-    [[...destinations]],
-  );
-}
-
-/**
- * Retires a destination: no change queues deliveries to it any more, and its deliveries (pending,
- * dead and delivered) are deleted. Remove it from every relay's destinations first: a relay that
- * starts with it registers it again.
- *
- * @returns the number of deliveries deleted with it
- * @example
- * ```ts
- * await retireOutboxDestination(pool, 'https://old.example.com/hook');
- * ```
- */
-export async function retireOutboxDestination(
-  client: SqlClient,
-  destination: string,
-): Promise<number> {
-  const { rows } = await client.query(
-    `WITH retired AS (DELETE FROM outbox_destinations WHERE destination = $1 RETURNING destination),
-          removed AS (DELETE FROM outbox_deliveries WHERE destination IN (SELECT destination FROM retired) RETURNING 1)
-     SELECT count(*)::int AS n FROM removed`,
-    [destination],
-  );
-  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-}
-
-/** Which dead deliveries {@link redriveOutboxDeliveries} puts back. */
-export interface RedriveFilter {
-  /** Only this destination's. */
-  readonly destination?: string;
-  /** Only these events'. */
-  readonly eventIds?: readonly string[];
-}
-
-/**
- * Re-drives dead deliveries: back to pending, due now, with their attempts counted from zero (the
- * last error is kept until the next attempt). Relays are notified. The event, its id and its body
- * are the same as on the first attempt.
- *
- * @returns the number of deliveries re-driven
- * @example
- * ```ts
- * // the receiver is fixed: deliver everything it missed
- * await redriveOutboxDeliveries(pool, { destination: 'https://hooks.example.com/workforce' });
- * ```
- */
-export async function redriveOutboxDeliveries(
-  client: SqlClient,
-  filter: RedriveFilter = {},
-): Promise<number> {
-  const { rows } = await client.query(
-    `WITH redriven AS (
-       UPDATE outbox_deliveries AS d
-       SET state = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL
-       WHERE d.state = 'dead'
-         AND ($1::text IS NULL OR d.destination = $1)
-         AND ($2::uuid[] IS NULL OR d.event_position IN (
-               SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
-       RETURNING 1
-     ), notified AS (
-       SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM redriven)
-     )
-     SELECT (SELECT count(*) FROM redriven)::int AS n, (SELECT count(*) FROM notified) AS notified`,
-    [filter.destination ?? null, filter.eventIds === undefined ? null : [...filter.eventIds]],
-  );
-  return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-}
-
-/**
- * The backlog of each registered destination: pending and dead deliveries, and the age of the
- * oldest pending one (the metric to alert on: it grows while a receiver is down or a relay is
- * missing).
- *
- * @example
- * ```ts
- * for (const { destination, pending, dead, oldestPendingAgeMs } of await outboxBacklog(pool)) …
- * ```
- */
-export async function outboxBacklog(client: SqlClient): Promise<DestinationBacklog[]> {
-  const { rows } = await client.query(
-    `SELECT ds.destination,
-            count(d.event_position) FILTER (WHERE d.state = 'pending')::int AS pending,
-            count(d.event_position) FILTER (WHERE d.state = 'dead')::int AS dead,
-            (extract(epoch FROM now() - min(d.created_at) FILTER (WHERE d.state = 'pending')) * 1000)::float8 AS oldest
-     FROM outbox_destinations AS ds
-     LEFT JOIN outbox_deliveries AS d ON d.destination = ds.destination AND d.state <> 'delivered'
-     GROUP BY ds.destination ORDER BY ds.destination`,
-  );
-  return (
-    rows as { destination: string; pending: number; dead: number; oldest: number | null }[]
-  ).map((row) => ({
-    destination: row.destination,
-    pending: Number(row.pending),
-    dead: Number(row.dead),
-    oldestPendingAgeMs: row.oldest === null ? null : Math.max(0, Math.round(Number(row.oldest))),
-  }));
-}
 
 /** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
 interface UnrecordedOutcomes {
@@ -397,7 +47,18 @@ interface UnrecordedOutcomes {
  * - **Retries** per delivery with {@link retryDelayMs}'s backoff; past `maxAttempts` or `maxAgeMs`
  *   a delivery is dead ({@link redriveOutboxDeliveries} puts it back).
  * - **Wakes** on the write statement's `NOTIFY` (a held connection of a `pg.Pool`, or PGlite's
- *   `listen`), and polls every `pollIntervalMs` besides.
+ *   `listen`), and polls every `pollIntervalMs` besides (retries come due so). Of several relays,
+ *   a change's notification wakes one: the relay that leads, elected by an advisory lock on its
+ *   listening connection (another takes the lead within `pollIntervalMs` when it goes); when its
+ *   loops are all busy, it asks the others to look too (a notification, at most once per claim
+ *   of its own). A loop claims again at once after a full claim, or after a delivery that let a
+ *   later event of its subject go; otherwise it sleeps until woken. (Every relay claimed on
+ *   every change before, all but one finding nothing: `pnpm --filter @workforce-kit/bench run
+ *   wakeups`.)
+ * - **Retention**: delivered deliveries, and events with no delivery left, are deleted once older
+ *   than `retention.periodMs` (7 days), in batches, every minute (one relay at a time); dead
+ *   deliveries and their events stay until re-driven or purged ({@link OutboxRetention}). The
+ *   store's `events.list()` then lists the events the outbox still holds.
  *
  * @returns the relay, once its destinations are registered and it listens
  * @example
@@ -425,53 +86,46 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
 
   await registerOutboxDestinations(client, destinations);
 
-  let running = true;
-  /** Set by each notification; a loop about to sleep goes on claiming instead. */
-  let woken = false;
-  const sleepers = new Set<() => void>();
+  const scheduler = createWakeScheduler();
   const abort = new AbortController();
   let unrecorded: UnrecordedOutcomes[] = [];
 
-  /**
-   * A notification wakes one sleeping loop, not all: one claim finds what one change queued. A
-   * loop whose claim found deliveries wakes another (there may be more).
-   */
-  const wake = () => {
-    woken = true;
-    const [first] = sleepers;
-    if (first === undefined) return;
-    sleepers.delete(first);
-    first();
-  };
-  const wakeAll = () => {
-    woken = true;
-    for (const resolve of sleepers) resolve();
-    sleepers.clear();
-  };
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || !running) {
-        resolve();
-        return;
-      }
-      const timer = setTimeout(() => {
-        sleepers.delete(done);
-        resolve();
-      }, ms);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      sleepers.add(done);
-    });
-
   let listener: NotificationListener | undefined;
+  /** Set when this relay asked the others for help; cleared when one of its loops claims. */
+  let helpAsked = false;
+
+  /** All this relay's loops are busy: the other relays' sleeping loops are woken (once a claim). */
+  function askForHelp(): void {
+    if (helpAsked || scheduler.closed) return;
+    helpAsked = true;
+    client
+      .query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, HELP])
+      .catch((error) => report(error, 'notify'));
+  }
+
+  /**
+   * A change's notification (or a re-drive's) wakes the leading relay only (one claim finds what
+   * one change queued, where every relay's claim did, all but one finding nothing); it asks the
+   * others for help when its loops are all busy. A request for help, or a listener that
+   * reconnected (notifications may have been missed), wakes any relay.
+   */
+  function onNotify(payload: string | null): void {
+    if (payload === HELP || payload === null) {
+      scheduler.wake();
+      return;
+    }
+    if (!(listener?.leading ?? true)) return;
+    if (scheduler.sleeping === 0) askForHelp();
+    scheduler.wake();
+  }
+
   if ((options.listen ?? true) && canListen(client)) {
-    listener = await listenForNotifications(client, OUTBOX_CHANNEL, {
-      onNotify: wake,
-      onError: (error) => report(error, 'listen'),
-    });
+    listener = await listenForNotifications(
+      client,
+      OUTBOX_CHANNEL,
+      { onNotify, onError: (error) => report(error, 'listen') },
+      { lead: { key: LEAD_LOCK_KEY, retryMs: pollIntervalMs } },
+    );
   }
 
   async function claim(): Promise<{ claimId: string; deliveries: OutboxDelivery[] }> {
@@ -514,7 +168,8 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     }
   }
 
-  async function record(batch: UnrecordedOutcomes): Promise<void> {
+  /** Records a claim's outcomes; whether a delivery let a later event of its subject go. */
+  async function record(batch: UnrecordedOutcomes): Promise<boolean> {
     const { deliveries, results } = batch;
     const retryOf = (r: DeliveryResult) => (r.outcome === 'retry' ? r : undefined);
     const { rows } = await client.query(RECORD_OUTCOMES, [
@@ -527,8 +182,9 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
       policy.maxAgeMs,
       batch.claimId,
     ]);
+    const recorded = rows as OutcomeRow[];
     const states = new Map(
-      (rows as OutcomeRow[]).map((row) => [`${row.destination} ${row.position}`, row.state]),
+      recorded.map((row) => [`${row.destination} ${row.position}`, row.state]),
     );
     deliveries.forEach((delivery, i) => {
       const state = states.get(`${delivery.destination} ${delivery.position}`);
@@ -543,6 +199,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         ...(error === undefined ? {} : { error }),
       });
     });
+    return recorded.some((row) => row.unblocks);
   }
 
   /** Records what earlier claims could not; false while the database is still unreachable. */
@@ -562,29 +219,33 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   }
 
   async function loop(): Promise<void> {
-    while (running) {
+    while (!scheduler.closed) {
       if (!(await recordUnrecorded())) {
         // The database is unreachable: a notification from before must not make this a busy loop.
-        woken = false;
-        await sleep(pollIntervalMs);
+        scheduler.clear();
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
-      woken = false;
+      scheduler.clear();
+      helpAsked = false;
       let claimed: Awaited<ReturnType<typeof claim>>;
       try {
         claimed = await claim();
       } catch (error) {
-        if (running) report(error, 'claim');
-        woken = false;
-        await sleep(pollIntervalMs);
+        if (!scheduler.closed) report(error, 'claim');
+        scheduler.clear();
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
       const { claimId, deliveries } = claimed;
       if (deliveries.length === 0) {
-        await sleep(pollIntervalMs);
+        await scheduler.sleep(pollIntervalMs);
         continue;
       }
-      wake();
+      // A full claim may have left more: another loop of this relay looks too, or another relay.
+      const full = deliveries.length >= batchSize;
+      if (full && scheduler.sleeping > 0) scheduler.wake();
+      else if (full) askForHelp();
       const started = performance.now();
       const results = await handOver(deliveries);
       const batch: UnrecordedOutcomes = {
@@ -608,8 +269,9 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
           .catch((error) => report(error, 'release'));
         return;
       }
+      let unblocked = false;
       try {
-        await record(batch);
+        unblocked = await record(batch);
       } catch (error) {
         report(error, 'record outcomes');
         // Kept to record later, before the next claim: applied then only where the claim is still
@@ -617,8 +279,17 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         // spares the receiver duplicates. The bound keeps a long outage from holding memory.
         unrecorded = [...unrecorded, batch].slice(-100);
       }
+      // Claims again at once only when there may be more: the claim was full, or a delivery let
+      // a later event of its subject go (which no notification announces). Otherwise it sleeps
+      // until a notification that came meanwhile (kept), a later one, or the poll.
+      if (!full && !unblocked) await scheduler.sleep(pollIntervalMs);
     }
   }
+
+  const retention =
+    options.retention === false
+      ? undefined
+      : scheduleRetention(client, options.retention ?? {}, (error) => report(error, 'retention'));
 
   const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, () =>
     loop().catch((error) => report(error, 'relay loop')),
@@ -627,7 +298,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
   let stopping: Promise<void> | undefined;
   return {
     relayId,
-    wake,
+    wake: scheduler.wake,
     counts: () => ({ ...counts }),
     async stats() {
       const outcomes = { ...counts };
@@ -645,8 +316,8 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
     },
     stop(stopOptions) {
       stopping ??= (async () => {
-        running = false;
-        wakeAll();
+        scheduler.close();
+        const retained = retention?.stop();
         const abandonAfterMs = stopOptions?.abandonAfterMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -661,6 +332,7 @@ export async function createOutboxRelay(options: OutboxRelayOptions): Promise<Ou
         if (timer !== undefined) clearTimeout(timer);
         await Promise.all(loops);
         await recordUnrecorded().catch(() => false);
+        await retained;
         await listener?.close().catch((error) => report(error, 'unlisten'));
       })();
       return stopping;

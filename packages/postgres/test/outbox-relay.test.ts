@@ -1,23 +1,9 @@
 // The outbox relay against a real PostgreSQL server (and PGlite): claims shared by several relays,
 // per-subject order, leases, retries and dead letters, re-drive, retirement, wake-up on NOTIFY, and
 // the database stopped while a batch is being handed over.
-import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import {
-  archiveEmployee,
-  deleteShift,
-  type Employee,
-  type Shift,
-  unarchiveEmployee,
-  type WorkforceStore,
-} from '@workforce-kit/core';
-import {
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aShift,
-  seedRecords,
-} from '@workforce-kit/core/testing';
+import type { Employee, Shift, WorkforceStore } from '@workforce-kit/core';
+import { anEmployee, seedRecords } from '@workforce-kit/core/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -35,6 +21,15 @@ import {
   type SqlClient,
 } from '../src/index.js';
 import { createDatabase, startPostgresServer } from '../src/testing/index.js';
+import {
+  delivered,
+  deliveryStates,
+  outboxFixture,
+  removeShift,
+  restaurant,
+  toggle,
+  waitFor,
+} from './outbox-support.js';
 
 const serverUrl = inject('databaseUrl');
 const DESTINATION = 'http://receiver.test/hook';
@@ -45,84 +40,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
 });
 
-const restaurant = aRestaurant();
-
-interface Fixture {
-  readonly pool: pg.Pool;
-  readonly store: WorkforceStore;
-  readonly employees: Employee[];
-  readonly shifts: Shift[];
-}
-
-/** A fresh database with a store over it, seeded with employees (half archived) and shifts. */
-async function fixture(count = 4, url?: string, poolOptions: pg.PoolConfig = {}): Promise<Fixture> {
-  const pool = new pg.Pool({
-    connectionString: url ?? (await createDatabase(serverUrl)),
-    max: 6,
-    ...poolOptions,
-  });
-  pool.on('error', () => {});
-  const store = await createPostgresStore({ client: pool });
-  const employees = Array.from({ length: count }, (_, i) =>
-    i % 2 === 0 ? anArchivedEmployee(restaurant.guid) : anEmployee(restaurant.guid),
-  );
-  const shifts = Array.from({ length: count }, () => aShift(restaurant.guid));
-  (await store.seed(seedRecords({ restaurants: [restaurant], employees, shifts })))._unsafeUnwrap();
-  cleanups.push(() => pool.end());
-  return { pool, store, employees, shifts };
-}
-
-const deps = (store: WorkforceStore) => ({
-  employees: store.employees,
-  shifts: store.shifts,
-  clock: { now: () => new Date() },
-  ids: { newId: () => randomUUID() },
-});
-
-/** Toggles an employee's archived state (archive or unarchive, whichever changes it). */
-async function toggle(store: WorkforceStore, employee: Employee): Promise<string> {
-  const found = (
-    await store.employees.find(restaurant.guid, { kind: 'guid', guid: employee.guid })
-  )._unsafeUnwrap();
-  const command = { restaurant: restaurant.guid, requestId: `req-${randomUUID()}` };
-  const result = found?.deleted
-    ? await unarchiveEmployee(deps(store), { ...command, employee: employee.guid })
-    : await archiveEmployee(deps(store), {
-        ...command,
-        employee: { kind: 'guid', guid: employee.guid },
-      });
-  const [event] = result._unsafeUnwrap().events;
-  if (event === undefined) throw new Error('no event');
-  return event.eventId;
-}
-
-async function removeShift(store: WorkforceStore, shift: Shift): Promise<string[]> {
-  const result = await deleteShift(deps(store), {
-    restaurant: restaurant.guid,
-    shift: { kind: 'guid', guid: shift.guid },
-    requestId: `req-${randomUUID()}`,
-  });
-  return result._unsafeUnwrap().events.map((event) => event.eventId);
-}
-
-const waitFor = async (what: string, check: () => Promise<boolean> | boolean, ms = 15_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
-async function deliveryStates(client: SqlClient): Promise<Record<string, number>> {
-  const { rows } = await client.query(
-    'SELECT state, count(*)::int AS n FROM outbox_deliveries GROUP BY state',
-  );
-  return Object.fromEntries(
-    (rows as { state: string; n: number }[]).map((row) => [row.state, Number(row.n)]),
-  );
-}
-
-const delivered: DeliveryResult = { outcome: 'delivered' };
+const fixture = async (count?: number, url?: string, poolOptions?: pg.PoolConfig) =>
+  outboxFixture(cleanups, url ?? (await createDatabase(serverUrl)), count, poolOptions);
 
 describe('retryDelayMs', () => {
   it('doubles from 1 s to at most 1 h, with jitter of ±20%', () => {

@@ -9,7 +9,7 @@ import { curlSession } from './curl-session.js';
 import { describeStore, type RunningServer, StartupError, startServer } from './server.js';
 import { webhooksCommand } from './webhooks-command.js';
 
-// `workforce-kit webhooks status|redrive|retire`: the operator's command, on the server's store.
+// `workforce-kit webhooks status|redrive|purge|retire`: the operator's command, on the server's store.
 if (process.argv[2] === 'webhooks') {
   process.exit(
     await webhooksCommand(process.argv.slice(3), process.env, (line) =>

@@ -59,6 +59,11 @@ export interface WebhookConfig {
   readonly retryMaxDelayMs: number;
   /** How long a process holds the deliveries it claimed: a killed one's come back after it. */
   readonly leaseMs: number;
+  /**
+   * How long delivered deliveries, and events with none left, are kept in the outbox before the
+   * relays delete them (dead letters stay until re-driven or purged).
+   */
+  readonly retentionMs: number;
 }
 
 /**
@@ -181,6 +186,7 @@ const environment = z.object({
   WEBHOOK_MAX_AGE_SECONDS: positiveInt('WEBHOOK_MAX_AGE_SECONDS').default(86_400),
   WEBHOOK_LEASE_MS: positiveInt('WEBHOOK_LEASE_MS').default(30_000),
   WEBHOOK_RETRY_MAX_MS: positiveInt('WEBHOOK_RETRY_MAX_MS').default(3_600_000),
+  WEBHOOK_RETENTION_SECONDS: positiveInt('WEBHOOK_RETENTION_SECONDS').default(604_800),
   METRICS: z.enum(['true', 'false'], { message: 'METRICS must be true or false' }).default('true'),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(
     z
@@ -341,6 +347,7 @@ function webhookConfig(
     maxAgeMs: env.WEBHOOK_MAX_AGE_SECONDS * 1000,
     retryMaxDelayMs: env.WEBHOOK_RETRY_MAX_MS,
     leaseMs: env.WEBHOOK_LEASE_MS,
+    retentionMs: env.WEBHOOK_RETENTION_SECONDS * 1000,
   });
 }
 

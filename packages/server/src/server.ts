@@ -168,6 +168,7 @@ async function startRelay(
         maxAgeMs: webhooks.maxAgeMs,
         maxDelayMs: webhooks.retryMaxDelayMs,
       },
+      retention: { periodMs: webhooks.retentionMs },
       onOutcome: ({ delivery, outcome, error }) => {
         const fields = {
           webhook: delivery.destination,

@@ -4,6 +4,7 @@ import {
   migrate,
   openPGlite,
   outboxBacklog,
+  purgeDeadOutboxDeliveries,
   redriveOutboxDeliveries,
   retireOutboxDestination,
   type SqlClient,
@@ -14,11 +15,15 @@ import { describeStore } from './server.js';
 
 const USAGE = `usage: workforce-kit webhooks status
        workforce-kit webhooks redrive [--destination <url>] [--event <event id>]...
+       workforce-kit webhooks purge (--destination <url> | --event <event id>... | --all)
        workforce-kit webhooks retire --destination <url>
 
 status   each destination's pending and dead deliveries, and the oldest pending event's age
 redrive  puts dead deliveries back (all, or a destination's, or these events'): the relays of
          the running servers deliver them again, with the same webhook-id and body
+purge    deletes dead deliveries (a destination's, these events', or --all of them): they are
+         never delivered, and the later events of their records, which they held back, go out;
+         the relays remove their events after WEBHOOK_RETENTION_SECONDS
 retire   a URL taken out of WEBHOOK_URLS: changes stop queueing deliveries to it, and its
          deliveries are deleted (a server started with it registers it again)
 
@@ -35,7 +40,7 @@ function formatAge(ms: number | null): string {
 }
 
 /**
- * `workforce-kit webhooks status|redrive|retire`: what an operator needs of the webhook deliveries, on the
+ * `workforce-kit webhooks status|redrive|purge|retire`: what an operator needs of the webhook deliveries, on the
  * store the server is configured with (the same environment variables).
  *
  * @param args - the arguments after `webhooks`
@@ -60,10 +65,18 @@ export async function webhooksCommand(
     return 2;
   }
   const [command] = parsed.positionals;
+  const { destination, all } = parsed.values;
   if (
     parsed.positionals.length !== 1 ||
-    (command !== 'status' && command !== 'redrive' && command !== 'retire') ||
-    (command === 'retire' && parsed.values.destination === undefined)
+    (command !== 'status' &&
+      command !== 'redrive' &&
+      command !== 'purge' &&
+      command !== 'retire') ||
+    (command === 'retire' && destination === undefined) ||
+    // A purge deletes for good: it names what, or says --all, and --all with nothing else.
+    (command === 'purge' &&
+      (all === true) === (destination !== undefined || parsed.values.event !== undefined)) ||
+    (command !== 'purge' && all !== undefined)
   ) {
     print(USAGE);
     return 2;
@@ -118,19 +131,22 @@ export async function webhooksCommand(
         );
       }
     } else if (command === 'retire') {
-      const destination = parsed.values.destination ?? '';
-      const deleted = await retireOutboxDestination(client, destination);
+      const deleted = await retireOutboxDestination(client, destination ?? '');
       print(
         `retired ${destination}: ${deleted} ${deleted === 1 ? 'delivery' : 'deliveries'} deleted`,
       );
     } else {
-      const redriven = await redriveOutboxDeliveries(client, {
-        ...(parsed.values.destination === undefined
-          ? {}
-          : { destination: parsed.values.destination }),
+      const filter = {
+        ...(destination === undefined ? {} : { destination }),
         ...(events.length === 0 ? {} : { eventIds: events }),
-      });
-      print(`re-drove ${redriven} dead ${redriven === 1 ? 'delivery' : 'deliveries'}`);
+      };
+      if (command === 'purge') {
+        const purged = await purgeDeadOutboxDeliveries(client, filter);
+        print(`purged ${purged} dead ${purged === 1 ? 'delivery' : 'deliveries'}`);
+      } else {
+        const redriven = await redriveOutboxDeliveries(client, filter);
+        print(`re-drove ${redriven} dead ${redriven === 1 ? 'delivery' : 'deliveries'}`);
+      }
     }
     return 0;
   } catch (error) {
@@ -148,6 +164,7 @@ function parse(args: readonly string[]) {
     options: {
       destination: { type: 'string' },
       event: { type: 'string', multiple: true },
+      all: { type: 'boolean' },
     },
   });
 }

@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       maxAgeMs: 86_400_000,
       retryMaxDelayMs: 3_600_000,
       leaseMs: 30_000,
+      retentionMs: 604_800_000,
     });
     expect(
       loadConfig({
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
         WEBHOOK_MAX_AGE_SECONDS: '60',
         WEBHOOK_LEASE_MS: '4000',
         WEBHOOK_RETRY_MAX_MS: '8000',
+        WEBHOOK_RETENTION_SECONDS: '3600',
       })._unsafeUnwrap().webhooks,
     ).toMatchObject({
       timeoutMs: 2000,
@@ -90,6 +92,7 @@ describe('loadConfig', () => {
       maxAgeMs: 60_000,
       leaseMs: 4000,
       retryMaxDelayMs: 8000,
+      retentionMs: 3_600_000,
     });
   });
 
@@ -114,7 +117,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('refuses webhooks without a secret, a secret without webhooks, bad URLs, the memory store, a lease shorter than the timeout', () => {
+  it('refuses webhooks without a secret, a secret without webhooks, bad URLs, the memory store, a lease shorter than the timeout, a retention that is not a positive number of seconds', () => {
     const messages = (env: Record<string, string>) =>
       loadConfig(env)._unsafeUnwrapErr().messages.join('\n');
     expect(messages({ WEBHOOK_URLS: 'https://a.example.com' })).toMatch(
@@ -139,6 +142,19 @@ describe('loadConfig', () => {
         WEBHOOK_LEASE_MS: '5500',
       }),
     ).toMatch(/^WEBHOOK_LEASE_MS must exceed WEBHOOK_TIMEOUT_MS/);
+    for (const [value, problem] of [
+      ['0', 'positive'],
+      ['1.5', 'a whole number'],
+      ['a week', 'a number'],
+    ]) {
+      expect(
+        messages({
+          WEBHOOK_URLS: 'https://a.example.com',
+          WEBHOOK_SECRET: secret,
+          WEBHOOK_RETENTION_SECONDS: value as string,
+        }),
+      ).toBe(`WEBHOOK_RETENTION_SECONDS must be ${problem}`);
+    }
   });
 
   it('reads every variable', () => {

@@ -1,4 +1,4 @@
-// `workforce-kit webhooks status|redrive|retire`: what it refuses before it touches a store. Its work on
+// `workforce-kit webhooks status|redrive|purge|retire`: what it refuses before it touches a store. Its work on
 // a PostgreSQL server (a dead letter's status and re-drive) is shown by test/webhooks/.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -21,8 +21,17 @@ async function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('workforce-kit webhooks', () => {
-  it('shows its usage, exit 2, for no command, an unknown one, an unknown option, retire without a destination', async () => {
-    for (const args of [[], ['resend'], ['status', 'extra'], ['redrive', '--all'], ['retire']]) {
+  it('shows its usage, exit 2, for no command, an unknown one, an unknown option, retire without a destination, purge without what to purge or with --all and more', async () => {
+    for (const args of [
+      [],
+      ['resend'],
+      ['status', 'extra'],
+      ['redrive', '--all'],
+      ['retire'],
+      ['purge'],
+      ['purge', '--all', '--destination', 'https://a.example.com/hook'],
+      ['purge', '--all', '--event', '3f0c8a1e-6b2d-4c5e-9f7a-1b2c3d4e5f60'],
+    ]) {
       const { code, output } = await run(args);
       expect(code).toBe(2);
       expect(output).toContain('usage: workforce-kit webhooks status');
