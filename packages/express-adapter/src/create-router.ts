@@ -1,4 +1,5 @@
-import { type ApiOptions, createApi, writeAnswer } from '@workforce-kit/http';
+import type { ApiOptions } from '@workforce-kit/http';
+import { createApi, writeAnswer } from '@workforce-kit/http/adapter';
 import type { RequestHandler } from 'express';
 import { assignedRequestId } from './request-id.js';
 

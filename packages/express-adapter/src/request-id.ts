@@ -1,4 +1,4 @@
-import { requestIdFrom } from '@workforce-kit/http';
+import { requestIdFrom } from '@workforce-kit/http/adapter';
 import type { Request, RequestHandler, Response } from 'express';
 
 const LOCALS_KEY = 'workforceKitRequestId';

@@ -5,8 +5,7 @@
 // all of them, in test/http of the repository.
 import { Writable } from 'node:stream';
 import { aWorld, type World } from '@workforce-kit/core/testing';
-import { RESTAURANT_HEADER } from '@workforce-kit/http';
-import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
 import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
 import request, { type Response } from 'supertest';

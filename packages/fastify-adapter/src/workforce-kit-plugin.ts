@@ -1,4 +1,5 @@
-import { type Api, type ApiAnswer, type ApiOptions, createApi } from '@workforce-kit/http';
+import type { ApiOptions } from '@workforce-kit/http';
+import { type Api, type ApiAnswer, createApi } from '@workforce-kit/http/adapter';
 import type {
   FastifyError,
   FastifyInstance,

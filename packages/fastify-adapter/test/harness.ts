@@ -2,7 +2,7 @@
 // the host's. The records come from @workforce-kit/core/testing, the tokens and the API's options
 // from @workforce-kit/http/testing.
 import type { World } from '@workforce-kit/core/testing';
-import { RESTAURANT_HEADER } from '@workforce-kit/http';
+import { RESTAURANT_HEADER } from '@workforce-kit/http/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 

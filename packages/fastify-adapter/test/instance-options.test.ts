@@ -4,7 +4,8 @@
 // TSDoc says: a path that does not percent-decode (Fastify's 400, or the host's frameworkErrors),
 // and the HTTP methods it routes.
 import { aShift, aWorld, type World } from '@workforce-kit/core/testing';
-import { type ApiOptions, problemStatus } from '@workforce-kit/http';
+import type { ApiOptions } from '@workforce-kit/http';
+import { problemStatus } from '@workforce-kit/http/adapter';
 import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiOptions, ProblemOccurrence } from '@workforce-kit/http';
 import {
-  type ApiOptions,
   createApi,
-  type ProblemOccurrence,
   problemBody,
   problemStatus,
   requestIdFrom,
   writeAnswer,
-} from '@workforce-kit/http';
+} from '@workforce-kit/http/adapter';
 
 /** Options of {@link createRequestHandler}: those of every adapter, documented on `ApiOptions`. */
 export type RequestHandlerOptions = ApiOptions;

@@ -11,8 +11,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { aWorld } from '@workforce-kit/core/testing';
-import { RESTAURANT_HEADER } from '@workforce-kit/http';
-import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createRequestHandler } from '../src/index.js';
 

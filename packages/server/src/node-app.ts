@@ -1,11 +1,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { ProblemOccurrence } from '@workforce-kit/http';
 import {
   INTERNAL_ERROR,
-  type ProblemOccurrence,
   problemBody,
   problemStatus,
   requestIdFrom,
-} from '@workforce-kit/http';
+} from '@workforce-kit/http/adapter';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import getRawBody from 'raw-body';
 import {

@@ -61,3 +61,5 @@ export function testApiOptions(seed: SeedRecords, overrides: Partial<ApiOptions>
     ...overrides,
   };
 }
+
+export { RESTAURANT_HEADER } from '../auth/authorize.js';
