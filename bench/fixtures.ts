@@ -2,9 +2,15 @@ import type { Guid } from '@workforce-kit/core';
 import { anEmployee, aRestaurant, aShift } from '@workforce-kit/core/testing';
 import type { Seed } from '@workforce-kit/seed-file';
 import { aClient, aSeed } from '@workforce-kit/seed-file/testing';
+import { SignJWT } from 'jose';
 
-/** The HS256 secret the benchmark server verifies and the driver signs with. */
+/** The HS256 secret the benchmark servers verify and the driver signs with. */
 export const BENCH_SECRET = 'workforce-kit-benchmark-secret-0123456789';
+/** The `iss` and `aud` of the benchmark's tokens, which every server checks. */
+export const BENCH_ISSUER = 'https://identity.bench.invalid/';
+export const BENCH_AUDIENCE = 'workforce-kit-bench';
+/** The scopes of the benchmark's tokens: every operation's. */
+export const BENCH_SCOPES = 'labor.employees:write labor.shifts:write restaurants:read';
 /** One employee per load-generator connection, so that archive/unarchive cycles never collide. */
 export const EMPLOYEES = 256;
 
@@ -34,4 +40,18 @@ export const RESTAURANT_GUID = restaurant.guid;
 
 export function employeeGuid(i: number): Guid {
   return `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` as Guid;
+}
+
+/**
+ * The bearer token of the benchmark's load: HS256, the bench's issuer and audience, every scope,
+ * the bench restaurant; valid for `hours`.
+ */
+export function benchToken(hours = 6): Promise<string> {
+  return new SignJWT({ scope: BENCH_SCOPES, restaurants: [RESTAURANT_GUID] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(BENCH_ISSUER)
+    .setAudience(BENCH_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${hours}h`)
+    .sign(new TextEncoder().encode(BENCH_SECRET));
 }

@@ -123,14 +123,13 @@ try {
               clock: { now: () => new Date() },
               ids: { newId: () => randomUUID() },
             };
-            const command = {
-              restaurantContext: RESTAURANT_GUID,
-              employeeId: employee,
-              requestId: 'bench',
-            };
+            const command = { restaurant: RESTAURANT_GUID, requestId: 'bench' };
             const result = archived.get(employee)
-              ? await unarchiveEmployee(deps, command)
-              : await archiveEmployee(deps, command);
+              ? await unarchiveEmployee(deps, { ...command, employee })
+              : await archiveEmployee(deps, {
+                  ...command,
+                  employee: { kind: 'guid', guid: employee },
+                });
             const at = performance.now();
             archived.set(employee, !archived.get(employee));
             for (const event of result._unsafeUnwrap().events) commits.set(event.eventId, at);

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import {
   archiveEmployee,
   deleteShift,
+  type ExternalId,
   type Guid,
   getRestaurant,
   unarchiveEmployee,
@@ -107,28 +108,26 @@ try {
       const i = 2 * (1 + Math.floor((n * (size / 2 - 1)) / operations));
       const context = await guidOf(pool, `r${1 + (i % restaurants)}`);
       await timed(samples.getRestaurant as number[], () =>
-        getRestaurant(deps, {
-          restaurantContext: context,
-          restaurantGuid: context,
-          includeArchived: false,
-        }),
+        getRestaurant(deps, { restaurant: context, requested: context, includeArchived: false }),
       );
-      const employeeId = await guidOf(pool, `e${i}`);
-      const command = { restaurantContext: context, employeeId, requestId: `scale-${n}` };
+      const employee = await guidOf(pool, `e${i}`);
+      const command = { restaurant: context, requestId: `scale-${n}` };
       await timed(samples['unarchiveEmployee (then archive)'] as number[], () =>
-        unarchiveEmployee(deps, command),
+        unarchiveEmployee(deps, { ...command, employee }),
       );
-      (await archiveEmployee(deps, command))._unsafeUnwrap();
+      (
+        await archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid: employee } })
+      )._unsafeUnwrap();
       const byGuid = await guidOf(pool, `s${i}`);
       await timed(samples['deleteShift by GUID'] as number[], () =>
-        deleteShift(deps, { restaurantContext: context, shiftId: byGuid, requestId: `scale-${n}` }),
+        deleteShift(deps, { ...command, shift: { kind: 'guid', guid: byGuid } }),
       );
       const other = i - 1;
       const otherContext = await guidOf(pool, `r${1 + (other % restaurants)}`);
       await timed(samples['deleteShift by external id'] as number[], () =>
         deleteShift(deps, {
-          restaurantContext: otherContext,
-          shiftId: `SCHEDULER:${other}`,
+          restaurant: otherContext,
+          shift: { kind: 'externalId', externalId: `SCHEDULER:${other}` as ExternalId },
           requestId: `scale-${n}`,
         }),
       );

@@ -77,10 +77,10 @@ async function toggle(store: WorkforceStore, employee: Guid): Promise<void> {
     clock: { now: () => new Date() },
     ids: { newId: () => randomUUID() },
   };
-  const command = { restaurantContext: RESTAURANT_GUID, employeeId: employee, requestId: 'bench' };
+  const command = { restaurant: RESTAURANT_GUID, requestId: 'bench' };
   const result = archived.get(employee)
-    ? await unarchiveEmployee(deps, command)
-    : await archiveEmployee(deps, command);
+    ? await unarchiveEmployee(deps, { ...command, employee })
+    : await archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid: employee } });
   const at = performance.now();
   if (result.isErr()) throw new Error(`the write failed: ${JSON.stringify(result.error)}`);
   archived.set(employee, !archived.get(employee));

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
@@ -55,7 +56,7 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe.each(['express', 'fastify'])('GET /metrics of the reference server on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('GET /metrics of the reference server on %s', (framework) => {
   let server: ServerProcess;
   let receiver: Receiver;
   let token: string;
@@ -168,7 +169,7 @@ describe.each(['express', 'fastify'])('GET /metrics of the reference server on %
   });
 });
 
-describe.each(['express', 'fastify'])('the reference server on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('the reference server on %s', (framework) => {
   it('serves no /metrics with METRICS=false', async () => {
     const server = await startReferenceServer({
       HTTP_FRAMEWORK: framework,

@@ -331,6 +331,7 @@ describe.each([
   ['express', 'memory'],
   ['express', 'pglite'],
   ['fastify', 'memory'],
+  ['node', 'memory'],
 ])('an app embedding the %s adapter, over the %s store', (framework, store) => {
   const secret = randomBytes(32).toString('hex');
   let app: Service;

@@ -1,5 +1,5 @@
-// Scale-out on one PostgreSQL server: four reference-server processes, two on Express and two on
-// Fastify (HTTP_FRAMEWORK), concurrent changes of one record spread over them, an outage of the database under load, and a process killed mid-load.
+// Scale-out on one PostgreSQL server: four reference-server processes taking the web frameworks in
+// turn (HTTP_FRAMEWORK: Express, Fastify, node:http), concurrent changes of one record spread over them, an outage of the database under load, and a process killed mid-load.
 // The database is checked directly: every record's version minus one equals its number of
 // outbox events (each change is one version and one event, written together or not at all).
 import { randomBytes } from 'node:crypto';
@@ -12,6 +12,7 @@ import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgre
 import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import {
   devLogin,
   type ServerProcess,
@@ -20,10 +21,9 @@ import {
 
 const ROUNDS = 200;
 const CONCURRENCY = 8;
+/** The processes take the web frameworks in turn: every race mixes them. */
 const PROCESSES = 4;
 const REQUEST_TIMEOUT_MS = 3000;
-/** The processes alternate between the web frameworks: every race mixes both. */
-const FRAMEWORKS = ['express', 'fastify'] as const;
 
 const restaurant = aRestaurant();
 const raceEmployees = Array.from({ length: ROUNDS }, () => anArchivedEmployee(restaurant.guid));
@@ -93,7 +93,7 @@ beforeAll(async () => {
   // All processes start together: migrations and seeding must happen once.
   servers = await startReferenceServers(
     Array.from({ length: PROCESSES }, (_, i) => ({
-      HTTP_FRAMEWORK: FRAMEWORKS[i % FRAMEWORKS.length] as string,
+      HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
       STORE: 'postgres',
       DATABASE_URL: database.url,
       SEED_FILE: seedFile,
@@ -115,7 +115,9 @@ afterAll(async () => {
 describe(`${PROCESSES} processes on one PostgreSQL server`, () => {
   it('runs on both web frameworks', () => {
     for (const [i, server] of servers.entries()) {
-      expect(server.output()).toContain(`Framework      ${FRAMEWORKS[i % FRAMEWORKS.length]} `);
+      expect(server.output()).toContain(
+        `Framework      ${HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length]} `,
+      );
     }
   });
 

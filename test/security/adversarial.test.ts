@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import { stopProcess, track } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 import {
@@ -52,11 +53,12 @@ const MAX_CONNECTIONS = 64;
 /** What the target restaurant's records hold that must never reach the attacker. */
 const B_SECRETS = ['Target Bistro Secret Name', 'Bea', '9931'];
 
-/** Each store on Express, and the memory store on Fastify: the same attacks on each edge. */
+/** Each store on Express, and the memory store on Fastify and node:http: the same attacks on each edge. */
 const TARGETS = [
   { store: 'memory', framework: 'express' },
   { store: 'pglite', framework: 'express' },
   { store: 'memory', framework: 'fastify' },
+  { store: 'memory', framework: 'node' },
 ] as const;
 
 afterAll(() => printReport());
@@ -618,7 +620,7 @@ for (const target of TARGETS) {
 // Issue 19: from one address, MAX_CONNECTIONS sockets sending their headers a byte at a time
 // held every connection the server serves until HEADERS_TIMEOUT_MS, and every other client's
 // connection was closed meanwhile. With MAX_CONNECTIONS_PER_ADDRESS, the attacker holds its cap.
-describe.each(['express', 'fastify'] as const)(
+describe.each(HTTP_FRAMEWORKS)(
   "one address's slow connections, against the reference server on %s",
   { timeout: 60_000 },
   (framework) => {

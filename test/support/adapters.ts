@@ -5,8 +5,9 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter } from '@workforce-kit/express-adapter';
-import { fastifyOptions, workforceKit } from '@workforce-kit/fastify-adapter';
+import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
+import { createRequestHandler } from '@workforce-kit/node-adapter';
 import express from 'express';
 import Fastify from 'fastify';
 
@@ -19,7 +20,7 @@ export interface Served {
 }
 
 export interface Adapter {
-  readonly name: 'express' | 'fastify';
+  readonly name: 'express' | 'fastify' | 'node';
   /** The API of `options` at the root of a new app, ready, as a request listener. */
   handler(options: ApiOptions): Promise<RequestListener>;
   /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
@@ -61,7 +62,7 @@ const fastifyAdapter: Adapter = {
     // server it does not make); the server made here is never started.
     let listener: RequestListener | undefined;
     const app = Fastify({
-      ...fastifyOptions,
+      frameworkErrors: frameworkErrors(),
       serverFactory: (handler) => {
         listener = handler;
         return createServer(handler);
@@ -73,7 +74,7 @@ const fastifyAdapter: Adapter = {
     return listener;
   },
   async serve(options) {
-    const app = Fastify({ ...fastifyOptions, forceCloseConnections: true });
+    const app = Fastify({ frameworkErrors: frameworkErrors(), forceCloseConnections: true });
     await app.register(workforceKit, options);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
@@ -81,4 +82,20 @@ const fastifyAdapter: Adapter = {
   },
 };
 
-export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter];
+const nodeAdapter: Adapter = {
+  name: 'node',
+  async handler(options) {
+    const handler = createRequestHandler(options);
+    // A host whose own fallback is a plain 404, as Express's and Fastify's are.
+    return (req, res) =>
+      handler(req, res, () => {
+        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('Not Found');
+      });
+  },
+  async serve(options) {
+    return listen(await this.handler(options));
+  },
+};
+
+export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter, nodeAdapter];

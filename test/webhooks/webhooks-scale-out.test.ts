@@ -19,6 +19,7 @@ import { aClient, aSeed, seedToJson } from '@workforce-kit/seed-file/testing';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import {
   devLogin,
   runReferenceCommand,
@@ -243,7 +244,9 @@ beforeAll(async () => {
   // The processes alternate between the web frameworks (HTTP_FRAMEWORK): the relay is the same.
   servers = await startReferenceServers(
     Array.from({ length: PROCESSES }, (_, i) =>
-      serverEnv(database.url, { HTTP_FRAMEWORK: i % 2 === 0 ? 'express' : 'fastify' }),
+      serverEnv(database.url, {
+        HTTP_FRAMEWORK: HTTP_FRAMEWORKS[i % HTTP_FRAMEWORKS.length] as string,
+      }),
     ),
   );
   token = await devLogin(serverFor(0).url, client);

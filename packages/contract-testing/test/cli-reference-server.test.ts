@@ -45,8 +45,9 @@ const stores: readonly [string, () => Promise<Record<string, string>>][] = [
   ],
 ];
 
-const FRAMEWORKS = ['express', 'fastify'] as const;
-const targets = FRAMEWORKS.flatMap((framework) =>
+/** The reference server's HTTP_FRAMEWORK values (its config.ts; another package's source is out of this one's reach). */
+const HTTP_FRAMEWORKS = ['express', 'fastify', 'node'] as const;
+const targets = HTTP_FRAMEWORKS.flatMap((framework) =>
   stores.map(([store, storeEnv]) => [framework, store, storeEnv] as const),
 );
 

@@ -1,12 +1,13 @@
 import type { Guid, RecordIdentifier } from './identifiers.js';
 
-/** The inputs whose identifiers core parses. */
-export type IdentifierField = 'employeeId' | 'shiftId' | 'restaurantContext';
-
-/** An identifier that is not of the form its field requires. Nothing was read or changed. */
+/**
+ * An identifier input that is not of the form it must have: what `parseGuid` and `parseRecordId`
+ * return. The use cases take parsed identifiers, so none of them returns it.
+ */
 export interface MalformedIdentifier {
   readonly type: 'MalformedIdentifier';
-  readonly field: IdentifierField;
+  /** The input it came from, as the caller of the parser named it (the HTTP edge: `/params/shiftId`). */
+  readonly field: string;
   readonly value: string;
   /** What the field accepts: a GUID, or a GUID or an external identifier. */
   readonly expected: 'guid' | 'guid-or-external-id';
@@ -89,7 +90,6 @@ export interface WriteContention {
 
 /** Every error a use case can return. The HTTP edge maps each `type` to exactly one status. */
 export type DomainError =
-  | MalformedIdentifier
   | EmployeeNotFound
   | EmployeeNotArchived
   | ShiftNotFound
@@ -102,7 +102,7 @@ export type DomainError =
 export type StorageError = StorageUnavailable;
 
 export const malformedIdentifier = (
-  field: IdentifierField,
+  field: string,
   value: string,
   expected: MalformedIdentifier['expected'],
 ): MalformedIdentifier => ({ type: 'MalformedIdentifier', field, value, expected });

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from 'neverthrow';
-import { type IdentifierField, type MalformedIdentifier, malformedIdentifier } from './errors.js';
+import { type MalformedIdentifier, malformedIdentifier } from './errors.js';
 
 declare const guidBrand: unique symbol;
 declare const externalIdBrand: unique symbol;
@@ -34,7 +34,7 @@ export const IDENTIFIER_PATTERNS = {
 } as const;
 
 /**
- * Parses a platform GUID, any letter case in, lower case out.
+ * Parses a platform GUID, any letter case in, lower case out. The use cases take what it makes.
  *
  * @param value - the raw input
  * @param field - the input it came from, named in the error
@@ -45,10 +45,7 @@ export const IDENTIFIER_PATTERNS = {
  * // ok('6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d')
  * ```
  */
-export function parseGuid(
-  value: string,
-  field: IdentifierField,
-): Result<Guid, MalformedIdentifier> {
+export function parseGuid(value: string, field: string): Result<Guid, MalformedIdentifier> {
   return GUID_PATTERN.test(value)
     ? ok(value.toLowerCase() as Guid)
     : err(malformedIdentifier(field, value, 'guid'));
@@ -85,7 +82,7 @@ export function parseExternalId(value: string): ExternalId | undefined {
  */
 export function parseRecordId(
   value: string,
-  field: 'shiftId' | 'employeeId',
+  field: string,
 ): Result<RecordIdentifier, MalformedIdentifier> {
   if (GUID_PATTERN.test(value)) return ok({ kind: 'guid', guid: value.toLowerCase() as Guid });
   const externalId = parseExternalId(value);

@@ -5,11 +5,16 @@
  *
  * @example
  * ```ts
- * import { createMemoryStore, unarchiveEmployee } from '@workforce-kit/core';
+ * import { createMemoryStore, parseGuid, unarchiveEmployee } from '@workforce-kit/core';
+ * import { Result } from 'neverthrow';
  *
  * const store = createMemoryStore(seed);
  * const deps = { employees: store.employees, clock: { now: () => new Date() }, ids: { newId: () => crypto.randomUUID() } };
- * const result = await unarchiveEmployee(deps, { restaurantContext, employeeId, requestId });
+ * // The use cases take parsed identifiers: parse what the client sent first.
+ * const parsed = Result.combine([parseGuid(restaurantHeader, 'restaurant'), parseGuid(employeeId, 'employeeId')]);
+ * const result = await parsed.asyncAndThen(([restaurant, employee]) =>
+ *   unarchiveEmployee(deps, { restaurant, employee, requestId }),
+ * );
  * ```
  *
  * @packageDocumentation
@@ -19,7 +24,6 @@ export {
   type DomainError,
   type EmployeeNotArchived,
   type EmployeeNotFound,
-  type IdentifierField,
   type IdentityChangeRefused,
   identityChangeRefused,
   type MalformedIdentifier,
@@ -96,6 +100,7 @@ export { type RestaurantQuery, restaurantToRead, visibleRestaurant } from './res
 export { markDeleted } from './shift-machine.js';
 export { isNoOp, type Transition } from './transition.js';
 export {
+  type ArchiveEmployeeCommand,
   type ArchiveEmployeeError,
   archiveEmployee,
   type Committed,
@@ -103,10 +108,10 @@ export {
   type DeleteShiftCommand,
   type DeleteShiftError,
   deleteShift,
-  type EmployeeCommand,
   type GetRestaurantError,
   type GetRestaurantQuery,
   getRestaurant,
+  type UnarchiveEmployeeCommand,
   type UnarchiveEmployeeError,
   type UseCaseDeps,
   unarchiveEmployee,

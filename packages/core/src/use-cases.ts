@@ -6,7 +6,6 @@ import {
   type EmployeeNotFound,
   employeeNotFound,
   type IdentityChangeRefused,
-  type MalformedIdentifier,
   type RestaurantNotFound,
   type ShiftNotFound,
   type StorageError,
@@ -21,8 +20,8 @@ import {
   type ExternalId,
   formatRecordId,
   type Guid,
-  parseGuid,
-  parseRecordId,
+  type parseGuid,
+  type parseRecordId,
   type RecordIdentifier,
 } from './identifiers.js';
 import type {
@@ -34,7 +33,7 @@ import type {
   ShiftRepository,
 } from './ports.js';
 import type { Employee, Restaurant, Shift, StoredRecord } from './records.js';
-import { restaurantToRead, visibleRestaurant } from './restaurant-lookup.js';
+import { type RestaurantQuery, restaurantToRead, visibleRestaurant } from './restaurant-lookup.js';
 import { markDeleted } from './shift-machine.js';
 import { isNoOp, type Transition } from './transition.js';
 
@@ -58,37 +57,48 @@ export interface Committed<T> {
   readonly events: readonly RecordedEvent[];
 }
 
-/** Input of the employee use cases, as the caller received it (identifiers not yet parsed). */
-export interface EmployeeCommand {
-  /** The context restaurant's GUID (the `Platform-Restaurant-External-ID` header). */
-  readonly restaurantContext: string;
-  /**
-   * The employee: a platform GUID for unarchive; a GUID or an external identifier
-   * `{namingAuthority}:{value}` (percent-decoded) for archive.
-   */
-  readonly employeeId: string;
+/**
+ * Input of {@link unarchiveEmployee}. Its identifiers are parsed: {@link parseGuid} makes them
+ * from what a client sent (the HTTP edge does it as it validates the request).
+ */
+export interface UnarchiveEmployeeCommand {
+  /** The context restaurant (the `Platform-Restaurant-External-ID` header). */
+  readonly restaurant: Guid;
+  /** The employee, by its platform GUID: unarchive takes no external identifier. */
+  readonly employee: Guid;
   /** Recorded with the events. */
   readonly requestId: string;
 }
 
-/** Input of {@link deleteShift}. */
+/** Input of {@link archiveEmployee}: identifiers parsed by {@link parseGuid} and {@link parseRecordId}. */
+export interface ArchiveEmployeeCommand {
+  readonly restaurant: Guid;
+  /** The employee, by its platform GUID or its external identifier `{namingAuthority}:{value}`. */
+  readonly employee: RecordIdentifier;
+  readonly requestId: string;
+}
+
+/** Input of {@link deleteShift}: identifiers parsed by {@link parseGuid} and {@link parseRecordId}. */
 export interface DeleteShiftCommand {
-  readonly restaurantContext: string;
-  /** A platform GUID or an external identifier `{namingAuthority}:{value}`, percent-decoded. */
-  readonly shiftId: string;
+  readonly restaurant: Guid;
+  /** The shift, by its platform GUID or its external identifier `{namingAuthority}:{value}`. */
+  readonly shift: RecordIdentifier;
   readonly requestId: string;
 }
 
 /** Input of {@link getRestaurant}. */
 export interface GetRestaurantQuery {
-  readonly restaurantContext: string;
-  /** The restaurant asked for, as given; anything but the context restaurant is not found. */
-  readonly restaurantGuid: string;
+  /** The context restaurant, parsed by {@link parseGuid}. */
+  readonly restaurant: Guid;
+  /**
+   * The restaurant asked for, as given: not parsed, since anything but the context restaurant,
+   * a value that is not a GUID included, is simply not found.
+   */
+  readonly requested: string;
   readonly includeArchived: boolean;
 }
 
 export type UnarchiveEmployeeError =
-  | MalformedIdentifier
   | EmployeeNotFound
   | EmployeeNotArchived
   | StorageUnavailable
@@ -96,20 +106,18 @@ export type UnarchiveEmployeeError =
   | IdentityChangeRefused;
 
 export type ArchiveEmployeeError =
-  | MalformedIdentifier
   | EmployeeNotFound
   | StorageUnavailable
   | WriteContention
   | IdentityChangeRefused;
 
 export type DeleteShiftError =
-  | MalformedIdentifier
   | ShiftNotFound
   | StorageUnavailable
   | WriteContention
   | IdentityChangeRefused;
 
-export type GetRestaurantError = MalformedIdentifier | RestaurantNotFound | StorageUnavailable;
+export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
 
 /**
  * Unarchives an employee of the context restaurant, named by its GUID: reads it, applies
@@ -118,31 +126,32 @@ export type GetRestaurantError = MalformedIdentifier | RestaurantNotFound | Stor
  * others get `EmployeeNotArchived`.
  *
  * @param deps - the employee repository, clock and id source
- * @param command - the raw identifiers and the request id
+ * @param command - the parsed identifiers and the request id
  * @returns the stored employee and its `EmployeeUnarchived` event, or a typed error
  * @example
  * ```ts
- * const result = await unarchiveEmployee(deps, { restaurantContext, employeeId, requestId });
- * result.match(({ record }) => record.deleted, (error) => error.type); // false | 'EmployeeNotArchived' | …
+ * // The identifiers as a client sent them, parsed first: a malformed one is refused before the store is read.
+ * const result = await Result.combine([
+ *   parseGuid(restaurantHeader, 'restaurant'),
+ *   parseGuid(employeeId, 'employeeId'),
+ * ]).asyncAndThen(([restaurant, employee]) =>
+ *   unarchiveEmployee(deps, { restaurant, employee, requestId }),
+ * );
+ * result.match(({ record }) => record.deleted, (error) => error.type); // false | 'MalformedIdentifier' | 'EmployeeNotArchived' | …
  * ```
  */
 export function unarchiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
-  command: EmployeeCommand,
+  command: UnarchiveEmployeeCommand,
 ): ResultAsync<Committed<Employee>, UnarchiveEmployeeError> {
-  return parseGuid(command.restaurantContext, 'restaurantContext')
-    .andThen((restaurantGuid) =>
-      parseGuid(command.employeeId, 'employeeId').map((guid) => ({
-        restaurantGuid,
-        id: { kind: 'guid', guid } as const,
-      })),
-    )
-    .asyncAndThen((target) =>
-      changeRecord(deps, deps.employees, target, command.requestId, {
-        notFound: employeeNotFound,
-        decide: unarchive,
-      }),
-    );
+  const target: Target = {
+    restaurantGuid: command.restaurant,
+    id: { kind: 'guid', guid: command.employee },
+  };
+  return changeRecord(deps, deps.employees, target, command.requestId, {
+    notFound: employeeNotFound,
+    decide: unarchive,
+  });
 }
 
 /**
@@ -152,27 +161,25 @@ export function unarchiveEmployee(
  * `EmployeeArchived` event.
  *
  * @param deps - the employee repository, clock and id source
- * @param command - the raw identifiers and the request id
+ * @param command - the parsed identifiers and the request id
  * @returns the stored employee and its event (none when it was already archived), or a typed error
  * @example
  * ```ts
- * const result = await archiveEmployee(deps, { restaurantContext, employeeId: 'PAYROLL:10042', requestId });
+ * const employee = parseRecordId('PAYROLL:10042', 'employeeId'); // ok({ kind: 'externalId', … })
+ * const result = await employee.asyncAndThen((employee) =>
+ *   archiveEmployee(deps, { restaurant, employee, requestId }),
+ * );
  * ```
  */
 export function archiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
-  command: EmployeeCommand,
+  command: ArchiveEmployeeCommand,
 ): ResultAsync<Committed<Employee>, ArchiveEmployeeError> {
-  return parseGuid(command.restaurantContext, 'restaurantContext')
-    .andThen((restaurantGuid) =>
-      parseRecordId(command.employeeId, 'employeeId').map((id) => ({ restaurantGuid, id })),
-    )
-    .asyncAndThen((target) =>
-      changeRecord(deps, deps.employees, target, command.requestId, {
-        notFound: employeeNotFound,
-        decide: (employee, now) => ok(archive(employee, now)),
-      }),
-    );
+  const target: Target = { restaurantGuid: command.restaurant, id: command.employee };
+  return changeRecord(deps, deps.employees, target, command.requestId, {
+    notFound: employeeNotFound,
+    decide: (employee, now) => ok(archive(employee, now)),
+  });
 }
 
 /**
@@ -183,23 +190,19 @@ export function archiveEmployee(
  * @returns the stored shift and its event (none when it was already deleted), or a typed error
  * @example
  * ```ts
- * const result = await deleteShift(deps, { restaurantContext, shiftId: 'SCHEDULER:42', requestId });
+ * const shift = parseRecordId('SCHEDULER:42', 'shiftId'); // ok({ kind: 'externalId', … })
+ * const result = await shift.asyncAndThen((shift) => deleteShift(deps, { restaurant, shift, requestId }));
  * ```
  */
 export function deleteShift(
   deps: Pick<UseCaseDeps, 'shifts' | 'clock' | 'ids' | 'maxAttempts'>,
   command: DeleteShiftCommand,
 ): ResultAsync<Committed<Shift>, DeleteShiftError> {
-  return parseGuid(command.restaurantContext, 'restaurantContext')
-    .andThen((restaurantGuid) =>
-      parseRecordId(command.shiftId, 'shiftId').map((id) => ({ restaurantGuid, id })),
-    )
-    .asyncAndThen((target) =>
-      changeRecord(deps, deps.shifts, target, command.requestId, {
-        notFound: shiftNotFound,
-        decide: (shift, now) => ok(markDeleted(shift, now)),
-      }),
-    );
+  const target: Target = { restaurantGuid: command.restaurant, id: command.shift };
+  return changeRecord(deps, deps.shifts, target, command.requestId, {
+    notFound: shiftNotFound,
+    decide: (shift, now) => ok(markDeleted(shift, now)),
+  });
 }
 
 /**
@@ -209,24 +212,24 @@ export function deleteShift(
  *
  * @example
  * ```ts
- * const result = await getRestaurant(deps, { restaurantContext, restaurantGuid, includeArchived: false });
+ * const restaurant = parseGuid(restaurantHeader, 'restaurant');
+ * const result = await restaurant.asyncAndThen((restaurant) =>
+ *   getRestaurant(deps, { restaurant, requested: restaurantGUID, includeArchived: false }),
+ * );
  * ```
  */
 export function getRestaurant(
   deps: Pick<UseCaseDeps, 'restaurants'>,
   query: GetRestaurantQuery,
 ): ResultAsync<Restaurant, GetRestaurantError> {
-  return parseGuid(query.restaurantContext, 'restaurantContext')
-    .map((contextGuid) => ({
-      contextGuid,
-      requested: query.restaurantGuid,
-      includeArchived: query.includeArchived,
-    }))
-    .asyncAndThen((lookup) =>
-      restaurantToRead(lookup)
-        .asyncAndThen((guid) => deps.restaurants.findByGuid(guid))
-        .andThen((found) => visibleRestaurant(found, lookup)),
-    );
+  const lookup: RestaurantQuery = {
+    contextGuid: query.restaurant,
+    requested: query.requested,
+    includeArchived: query.includeArchived,
+  };
+  return restaurantToRead(lookup)
+    .asyncAndThen((guid) => deps.restaurants.findByGuid(guid))
+    .andThen((found) => visibleRestaurant(found, lookup));
 }
 
 /** A record a change names: its restaurant and its GUID or external identifier. */

@@ -8,6 +8,8 @@ import {
   type ExternalId,
   type Guid,
   type MemoryStore,
+  parseGuid,
+  parseRecordId,
   type RecordedEvent,
   type UseCaseDeps,
   unarchiveEmployee,
@@ -93,6 +95,11 @@ function inCase(guid: string, upper: readonly boolean[]): string {
   return [...guid].map((char, i) => (upper[i] ? char.toUpperCase() : char)).join('');
 }
 
+/** An identifier as a client sent it (any letter case), parsed as the edge parses it. */
+function parsed<T>(result: Result<T, unknown>): T {
+  return result._unsafeUnwrap();
+}
+
 const caseMaskArb = fc.array(fc.boolean(), { minLength: 36, maxLength: 36 });
 const callersArb = <T>(item: fc.Arbitrary<T>) => fc.array(item, { minLength: 2, maxLength: 8 });
 
@@ -137,8 +144,8 @@ describe('concurrent unarchives and archives of one employee', () => {
             s,
             callers.map((mask, i) =>
               unarchiveEmployee(deps, {
-                restaurantContext: restaurant.guid,
-                employeeId: inCase(guid, mask),
+                restaurant: restaurant.guid,
+                employee: parsed(parseGuid(inCase(guid, mask), 'employeeId')),
                 requestId: `req-${i}`,
               }),
             ),
@@ -185,9 +192,11 @@ describe('concurrent unarchives and archives of one employee', () => {
             s,
             callers.map((mask, i) =>
               archiveEmployee(deps, {
-                restaurantContext: restaurant.guid,
+                restaurant: restaurant.guid,
                 // A case mask names the employee by its GUID, none by its external id.
-                employeeId: mask === undefined ? externalId : inCase(guid, mask),
+                employee: parsed(
+                  parseRecordId(mask === undefined ? externalId : inCase(guid, mask), 'employeeId'),
+                ),
                 requestId: `req-${i}`,
               }),
             ),
@@ -228,14 +237,10 @@ describe('concurrent unarchives and archives of one employee', () => {
           const results = await settle(
             s,
             actions.map(async (action, i): Promise<Result<Committed<Employee>, DomainError>> => {
-              const command = {
-                restaurantContext: restaurant.guid,
-                employeeId: guid,
-                requestId: `req-${i}`,
-              };
+              const command = { restaurant: restaurant.guid, requestId: `req-${i}` };
               return action === 'archive'
-                ? await archiveEmployee(deps, command)
-                : await unarchiveEmployee(deps, command);
+                ? await archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid } })
+                : await unarchiveEmployee(deps, { ...command, employee: guid });
             }),
           );
 
@@ -293,8 +298,10 @@ describe('concurrent deletes of one shift', () => {
             // A caller names the shift by GUID in some letter case, or (no mask) by external id.
             callers.map((mask, i) =>
               deleteShift(deps, {
-                restaurantContext: restaurant.guid,
-                shiftId: mask === undefined ? externalId : inCase(guid, mask),
+                restaurant: restaurant.guid,
+                shift: parsed(
+                  parseRecordId(mask === undefined ? externalId : inCase(guid, mask), 'shiftId'),
+                ),
                 requestId: `req-${i}`,
               }),
             ),
@@ -340,7 +347,7 @@ describe('a write that loses the race', () => {
     const ids = counterIds();
     const x = { ...scheduledDeps(store, s, clock, ids, 'X '), maxAttempts: 1 };
     const y = scheduledDeps(store, s, clock, ids, 'Y ');
-    const command = { restaurantContext: restaurant.guid, employeeId: employee.guid };
+    const command = { restaurant: restaurant.guid, employee: employee.guid };
 
     const [fromX, fromY] = await settle(s, [
       unarchiveEmployee(x, { ...command, requestId: 'req-x' }),
@@ -380,7 +387,7 @@ describe('a write that loses the race', () => {
     const ids = counterIds();
     const x = scheduledDeps(store, s, clock, ids, 'X ');
     const y = scheduledDeps(store, s, clock, ids, 'Y ');
-    const command = { restaurantContext: restaurant.guid, employeeId: employee.guid };
+    const command = { restaurant: restaurant.guid, employee: employee.guid };
 
     const [fromX, fromY] = await settle(s, [
       unarchiveEmployee(x, { ...command, requestId: 'req-x' }),
@@ -413,13 +420,13 @@ describe('a write that loses the race', () => {
 
     const [fromX, fromY] = await settle(s, [
       deleteShift(x, {
-        restaurantContext: restaurant.guid,
-        shiftId: 'SCHEDULER:lost',
+        restaurant: restaurant.guid,
+        shift: { kind: 'externalId', externalId: 'SCHEDULER:lost' as ExternalId },
         requestId: 'req-x',
       }),
       deleteShift(y, {
-        restaurantContext: restaurant.guid,
-        shiftId: shift.guid.toUpperCase(),
+        restaurant: restaurant.guid,
+        shift: { kind: 'guid', guid: shift.guid },
         requestId: 'req-y',
       }),
     ]);
@@ -452,8 +459,8 @@ describe('a write that loses the race', () => {
           s,
           Array.from({ length: n }, (_, i) =>
             unarchiveEmployee(deps, {
-              restaurantContext: restaurant.guid,
-              employeeId: employee.guid,
+              restaurant: restaurant.guid,
+              employee: employee.guid,
               requestId: `req-${i}`,
             }),
           ),

@@ -1,6 +1,5 @@
 import {
   formatRecordId,
-  type IdentifierField,
   isGuid,
   parseExternalId,
   parseGuid,
@@ -159,8 +158,8 @@ describe('parseGuid', () => {
   it('gives back what it parsed when parsing its own output', () => {
     fc.assert(
       fc.property(guidInputArb, (input) => {
-        const once = parseGuid(input, 'restaurantContext')._unsafeUnwrap();
-        expect(parseGuid(once, 'restaurantContext')._unsafeUnwrap()).toBe(once);
+        const once = parseGuid(input, 'restaurant')._unsafeUnwrap();
+        expect(parseGuid(once, 'restaurant')._unsafeUnwrap()).toBe(once);
       }),
       RUNS,
     );
@@ -209,7 +208,7 @@ describe('parseGuid', () => {
         guidInputArb,
         fc.constantFrom(...hexPositions),
         fc.constantFrom(...'gGzZ-_ .{x'),
-        fc.constantFrom<IdentifierField>('employeeId', 'restaurantContext'),
+        fc.constantFrom('employeeId', '/headers/platform-restaurant-external-id'),
         (guid, at, char, field) => {
           const value = guid.slice(0, at) + char + guid.slice(at + 1);
           expect(parseGuid(value, field)._unsafeUnwrapErr()).toEqual({

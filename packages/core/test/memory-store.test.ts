@@ -24,8 +24,8 @@ describe('the memory store event log', () => {
     };
     for (const shift of shifts) {
       await deleteShift(deps, {
-        restaurantContext: restaurant.guid,
-        shiftId: shift.guid,
+        restaurant: restaurant.guid,
+        shift: { kind: 'guid', guid: shift.guid },
         requestId: shift.guid,
       });
     }

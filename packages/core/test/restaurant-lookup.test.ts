@@ -28,7 +28,7 @@ describe('restaurantToRead', () => {
   it('does not read anything for a value that is not a GUID', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 60 }), (requested) => {
-        fc.pre(parseGuid(requested, 'restaurantContext').isErr());
+        fc.pre(parseGuid(requested, 'restaurant').isErr());
         expect(restaurantToRead(query({ requested }))._unsafeUnwrapErr()).toEqual({
           type: 'RestaurantNotFound',
           requested,

@@ -10,6 +10,8 @@ import {
   isGuid,
   type MemoryStore,
   parseExternalId,
+  parseGuid,
+  parseRecordId,
   type RecordedEvent,
   type Restaurant,
   type RestaurantRepository,
@@ -29,7 +31,7 @@ import {
   seedRecords,
 } from '@workforce-kit/core/testing';
 import fc from 'fast-check';
-import { ResultAsync } from 'neverthrow';
+import { Result, ResultAsync } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 
 // Every record belongs to exactly one restaurant and is invisible in any other restaurant's
@@ -227,28 +229,35 @@ interface Outcome {
   readonly error?: { readonly type: string; readonly restaurantGuid?: string };
 }
 
+/** Parses the context and target as sent, as the HTTP edge does, then runs the use case. */
 async function perform(
   deps: UseCaseDeps,
   kind: OperationKind,
-  restaurantContext: string,
+  sentContext: string,
   target: string,
   includeArchived: boolean,
 ): Promise<Outcome> {
   const requestId = `req-${kind}`;
+  const context = parseGuid(sentContext, 'restaurant');
   const result =
     kind === 'archive'
-      ? await archiveEmployee(deps, { restaurantContext, employeeId: target, requestId })
+      ? await Result.combine([context, parseRecordId(target, 'employeeId')]).asyncAndThen(
+          ([restaurant, employee]) => archiveEmployee(deps, { restaurant, employee, requestId }),
+        )
       : kind === 'unarchive'
-        ? await unarchiveEmployee(deps, { restaurantContext, employeeId: target, requestId })
+        ? await Result.combine([context, parseGuid(target, 'employeeId')]).asyncAndThen(
+            ([restaurant, employee]) =>
+              unarchiveEmployee(deps, { restaurant, employee, requestId }),
+          )
         : kind === 'deleteShift'
-          ? await deleteShift(deps, { restaurantContext, shiftId: target, requestId })
-          : (
-              await getRestaurant(deps, {
-                restaurantContext,
-                restaurantGuid: target,
-                includeArchived,
-              })
-            ).map((restaurant) => ({ record: restaurant, events: [] }));
+          ? await Result.combine([context, parseRecordId(target, 'shiftId')]).asyncAndThen(
+              ([restaurant, shift]) => deleteShift(deps, { restaurant, shift, requestId }),
+            )
+          : await context.asyncAndThen((restaurant) =>
+              getRestaurant(deps, { restaurant, requested: target, includeArchived }).map(
+                (found) => ({ record: found, events: [] }),
+              ),
+            );
   return result.match<Outcome>(
     ({ record, events }) => ({ records: [record], events }),
     (error) => ({ records: [], events: [], error }),
@@ -304,7 +313,7 @@ async function checkIsolation(
   const targets = targetsOf(world, strangers);
   for (const operation of operations) {
     const rawContext = pick(contexts, operation.context);
-    const restaurantContext = inCase(rawContext, operation.contextCase);
+    const sentContext = inCase(rawContext, operation.contextCase);
     const target = inCase(pick(targets, operation.target), operation.targetCase);
     const context = isGuid(rawContext) ? (rawContext.toLowerCase() as Guid) : undefined;
     const others = world.restaurants.map((r) => r.guid).filter((guid) => guid !== context);
@@ -313,7 +322,7 @@ async function checkIsolation(
     const outcome = await perform(
       deps,
       operation.kind,
-      restaurantContext,
+      sentContext,
       target,
       operation.includeArchived,
     );
@@ -337,7 +346,7 @@ async function checkIsolation(
     if (context === undefined) {
       expect(outcome.error).toMatchObject({
         type: 'MalformedIdentifier',
-        field: 'restaurantContext',
+        field: 'restaurant',
       });
     } else if (own === undefined) {
       expect(outcome.error?.type).toBe(missError(operation.kind, target));
@@ -435,8 +444,8 @@ describe('tenant isolation', () => {
         const own = shared.find((s) => s.restaurantGuid === context);
 
         const result = await deleteShift(deps, {
-          restaurantContext: context,
-          shiftId: SHARED_EXTERNAL_ID,
+          restaurant: context,
+          shift: { kind: 'externalId', externalId: SHARED_EXTERNAL_ID },
           requestId: 'req-shared',
         });
 
@@ -497,11 +506,11 @@ describe('getRestaurant in a restaurant context', () => {
           ),
         async ([world, context, requested, includeArchived, contextCase]) => {
           const store = storeOf(world);
-          const result = await getRestaurant(depsOf(store), {
-            restaurantContext: inCase(context.guid, contextCase),
-            restaurantGuid: requested,
-            includeArchived,
-          });
+          // The context as a client may send it (any letter case), parsed as the edge does.
+          const sent = inCase(context.guid, contextCase);
+          const result = await parseGuid(sent, 'restaurant').asyncAndThen((restaurant) =>
+            getRestaurant(depsOf(store), { restaurant, requested, includeArchived }),
+          );
 
           const isContext = isGuid(requested) && requested.toLowerCase() === context.guid;
           if (isContext && (!context.general.archived || includeArchived)) {
@@ -529,8 +538,8 @@ describe('getRestaurant in a restaurant context', () => {
         const store = storeOf(world);
         for (const requested of [world.unknownGuid, ...world.restaurants.map((r) => r.guid)]) {
           const result = await getRestaurant(depsOf(store), {
-            restaurantContext: world.unknownGuid.toUpperCase(),
-            restaurantGuid: requested,
+            restaurant: world.unknownGuid,
+            requested,
             includeArchived,
           });
           expect(result._unsafeUnwrapErr()).toMatchObject({
@@ -549,8 +558,8 @@ describe('getRestaurant in a restaurant context', () => {
         const context = pick(world.restaurants, index);
         const store = storeOf(world);
         const result = await getRestaurant(depsOf(leakyPorts(store, world)), {
-          restaurantContext: context.guid,
-          restaurantGuid: context.guid,
+          restaurant: context.guid,
+          requested: context.guid,
           includeArchived,
         });
         expect(result._unsafeUnwrapErr()).toMatchObject({

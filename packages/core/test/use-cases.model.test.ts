@@ -6,6 +6,8 @@ import {
   type ExternalId,
   type Guid,
   type MemoryStore,
+  parseGuid,
+  parseRecordId,
   type Shift,
   type UseCaseDeps,
   unarchiveEmployee,
@@ -142,17 +144,27 @@ class ChangeEmployee implements fc.AsyncCommand<Model, Real> {
     const before = await storedEmployee(real, guid);
     const now = real.clock.now().toISOString();
     const archiving = this.action === 'archive';
-    const command = {
-      restaurantContext: inCase(real.world.restaurantGuid, this.contextCase),
-      employeeId:
-        archiving && this.byExternalId && seeded.externalId !== undefined
-          ? seeded.externalId
-          : inCase(guid, this.idCase),
-      requestId: this.requestId,
-    };
+    // The identifiers as a client may send them (any letter case), parsed as the edge does.
+    const restaurant = parseGuid(
+      inCase(real.world.restaurantGuid, this.contextCase),
+      'restaurant',
+    )._unsafeUnwrap();
+    const sent =
+      archiving && this.byExternalId && seeded.externalId !== undefined
+        ? seeded.externalId
+        : inCase(guid, this.idCase);
+    const { requestId } = this;
     const result = archiving
-      ? await archiveEmployee(real.deps, command)
-      : await unarchiveEmployee(real.deps, command);
+      ? await archiveEmployee(real.deps, {
+          restaurant,
+          employee: parseRecordId(sent, 'employeeId')._unsafeUnwrap(),
+          requestId,
+        })
+      : await unarchiveEmployee(real.deps, {
+          restaurant,
+          employee: parseGuid(sent, 'employeeId')._unsafeUnwrap(),
+          requestId,
+        });
     const after = await storedEmployee(real, guid);
 
     if (state.archived && archiving) {
@@ -237,14 +249,14 @@ class DeleteShift implements fc.AsyncCommand<Model, Real> {
     if (state === undefined || seeded === undefined) throw new Error('unknown shift');
     const before = await storedShift(real, guid);
     const now = real.clock.now().toISOString();
-    const shiftId =
+    const sent =
       this.byExternalId && seeded.externalId !== undefined
         ? seeded.externalId
         : inCase(guid, this.idCase);
 
     const result = await deleteShift(real.deps, {
-      restaurantContext: real.world.restaurantGuid,
-      shiftId,
+      restaurant: real.world.restaurantGuid,
+      shift: parseRecordId(sent, 'shiftId')._unsafeUnwrap(),
       requestId: this.requestId,
     });
     const { record, events } = result._unsafeUnwrap();

@@ -6,7 +6,10 @@ import {
   type Employee,
   type EmployeeRepository,
   type ExternalId,
+  type Guid,
   getRestaurant,
+  parseGuid,
+  parseRecordId,
   type RestaurantRepository,
   type Shift,
   type ShiftRepository,
@@ -22,7 +25,7 @@ import {
   newGuid,
   seedRecords,
 } from '@workforce-kit/core/testing';
-import { errAsync, okAsync } from 'neverthrow';
+import { errAsync, okAsync, Result } from 'neverthrow';
 import { describe, expect, it, vi } from 'vitest';
 
 const restaurant = aRestaurant();
@@ -30,6 +33,10 @@ const other = aRestaurant();
 const clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
 let nextId = 0;
 const ids = { newId: () => `event-${++nextId}` };
+
+const byGuid = (guid: Guid) => ({ kind: 'guid', guid }) as const;
+const byExternalId = (externalId: string) =>
+  ({ kind: 'externalId', externalId: externalId as ExternalId }) as const;
 
 /** A repository whose every method fails the test if called. */
 function untouchable<T extends object>(): T {
@@ -40,56 +47,65 @@ function untouchable<T extends object>(): T {
   });
 }
 
-describe('input parsing', () => {
+describe('parsed identifiers', () => {
   it.each([
-    ['restaurantContext', { restaurantContext: 'not-a-guid', employeeId: newGuid() }],
-    ['employeeId', { restaurantContext: restaurant.guid, employeeId: '42' }],
-  ])('refuses a malformed %s without touching the store', async (field, input) => {
-    const deps = { employees: untouchable<EmployeeRepository>(), clock, ids };
-    for (const useCase of [archiveEmployee, unarchiveEmployee]) {
-      const result = await useCase(deps, { ...input, requestId: 'r' });
-      expect(result._unsafeUnwrapErr()).toMatchObject({ type: 'MalformedIdentifier', field });
+    ['restaurant', { restaurant: 'not-a-guid', employee: newGuid() }],
+    ['employeeId', { restaurant: restaurant.guid, employee: '42' }],
+  ])(
+    'a malformed %s is refused by its parser, so no use case runs and the store is untouched',
+    async (field, input) => {
+      const deps = { employees: untouchable<EmployeeRepository>(), clock, ids };
+      // As the TSDoc of the use cases shows: the identifiers a client sent are parsed first.
+      const parsed = Result.combine([
+        parseGuid(input.restaurant, 'restaurant'),
+        parseGuid(input.employee, 'employeeId'),
+      ]);
+      const results = [
+        await parsed.asyncAndThen(([restaurant, employee]) =>
+          unarchiveEmployee(deps, { restaurant, employee, requestId: 'r' }),
+        ),
+        await parsed.asyncAndThen(([restaurant, employee]) =>
+          archiveEmployee(deps, { restaurant, employee: byGuid(employee), requestId: 'r' }),
+        ),
+      ];
+      for (const result of results) {
+        expect(result._unsafeUnwrapErr()).toMatchObject({ type: 'MalformedIdentifier', field });
+      }
+    },
+  );
+
+  it('names the record the parser made, whatever letter case or form the client sent', async () => {
+    const shift = aShift(restaurant.guid, { externalId: 'SCHEDULER:7' as ExternalId });
+    const store = createMemoryStore(seedRecords({ restaurants: [restaurant], shifts: [shift] }));
+    const deps = { shifts: store.shifts, clock, ids };
+    for (const sent of [shift.guid.toUpperCase(), 'SCHEDULER:7']) {
+      const result = await parseRecordId(sent, 'shiftId').asyncAndThen((parsed) =>
+        deleteShift(deps, { restaurant: restaurant.guid, shift: parsed, requestId: 'r' }),
+      );
+      expect(result._unsafeUnwrap().record).toMatchObject({ guid: shift.guid, deleted: true });
     }
+    expect(store.recordedEvents()).toHaveLength(1);
   });
 
-  it('refuses a malformed shift id or context without touching the store', async () => {
-    const deps = { shifts: untouchable<ShiftRepository>(), clock, ids };
-    const badShift = await deleteShift(deps, {
-      restaurantContext: restaurant.guid,
-      shiftId: 'shift 42',
-      requestId: 'r',
-    });
-    const badContext = await deleteShift(deps, {
-      restaurantContext: '',
-      shiftId: 'AUTH:1',
-      requestId: 'r',
-    });
-    expect(badShift._unsafeUnwrapErr()).toMatchObject({
-      field: 'shiftId',
-      expected: 'guid-or-external-id',
-    });
-    expect(badContext._unsafeUnwrapErr()).toMatchObject({
-      field: 'restaurantContext',
-      expected: 'guid',
-    });
-  });
-
-  it('refuses a malformed context, and answers another restaurant as not found, without reading', async () => {
+  it('answers another restaurant as not found, without reading', async () => {
     const deps = { restaurants: untouchable<RestaurantRepository>() };
-    const badContext = await getRestaurant(deps, {
-      restaurantContext: 'x',
-      restaurantGuid: restaurant.guid,
-      includeArchived: false,
-    });
     const otherRestaurant = await getRestaurant(deps, {
-      restaurantContext: restaurant.guid,
-      restaurantGuid: other.guid,
+      restaurant: restaurant.guid,
+      requested: other.guid,
       includeArchived: true,
     });
-    expect(badContext._unsafeUnwrapErr().type).toBe('MalformedIdentifier');
+    const notAGuid = await getRestaurant(deps, {
+      restaurant: restaurant.guid,
+      requested: 'x',
+      includeArchived: true,
+    });
     expect(otherRestaurant._unsafeUnwrapErr()).toMatchObject({
       type: 'RestaurantNotFound',
       reason: 'not-the-context',
+    });
+    expect(notAGuid._unsafeUnwrapErr()).toMatchObject({
+      type: 'RestaurantNotFound',
+      reason: 'malformed-guid',
     });
   });
 });
@@ -107,35 +123,29 @@ describe('storage failures', () => {
       write: () => errAsync(failure),
     };
     const restaurants: RestaurantRepository = { findByGuid: () => errAsync(failure) };
-    const employeeCommand = {
-      restaurantContext: restaurant.guid,
-      employeeId: newGuid(),
-      requestId: 'r',
-    };
+    const employee = newGuid();
+    const command = { restaurant: restaurant.guid, requestId: 'r' };
 
     expect(
-      (await unarchiveEmployee({ employees, clock, ids }, employeeCommand))._unsafeUnwrapErr(),
-    ).toBe(failure);
-    expect(
-      (await archiveEmployee({ employees, clock, ids }, employeeCommand))._unsafeUnwrapErr(),
+      (
+        await unarchiveEmployee({ employees, clock, ids }, { ...command, employee })
+      )._unsafeUnwrapErr(),
     ).toBe(failure);
     expect(
       (
-        await deleteShift(
-          { shifts, clock, ids },
-          { restaurantContext: restaurant.guid, shiftId: 'A:1', requestId: 'r' },
-        )
+        await archiveEmployee({ employees, clock, ids }, { ...command, employee: byGuid(employee) })
+      )._unsafeUnwrapErr(),
+    ).toBe(failure);
+    expect(
+      (
+        await deleteShift({ shifts, clock, ids }, { ...command, shift: byExternalId('A:1') })
       )._unsafeUnwrapErr(),
     ).toBe(failure);
     expect(
       (
         await getRestaurant(
           { restaurants },
-          {
-            restaurantContext: restaurant.guid,
-            restaurantGuid: restaurant.guid,
-            includeArchived: false,
-          },
+          { restaurant: restaurant.guid, requested: restaurant.guid, includeArchived: false },
         )
       )._unsafeUnwrapErr(),
     ).toBe(failure);
@@ -147,7 +157,7 @@ describe('storage failures', () => {
     const employees: EmployeeRepository = { find, write: () => errAsync(failure) };
     const result = await unarchiveEmployee(
       { employees, clock, ids },
-      { restaurantContext: restaurant.guid, employeeId: employee.guid, requestId: 'r' },
+      { restaurant: restaurant.guid, employee: employee.guid, requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toBe(failure);
     expect(find).toHaveBeenCalledTimes(1);
@@ -161,11 +171,7 @@ describe('version conflicts', () => {
     const write = vi.fn(() => errAsync(versionConflict(employee.guid, 1)));
     const result = await unarchiveEmployee(
       { employees: { find, write }, clock, ids, maxAttempts: 3 },
-      {
-        restaurantContext: restaurant.guid,
-        employeeId: employee.guid.toUpperCase(),
-        requestId: 'r',
-      },
+      { restaurant: restaurant.guid, employee: employee.guid, requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toEqual({
       type: 'WriteContention',
@@ -181,7 +187,7 @@ describe('version conflicts', () => {
     const find = vi.fn(() => okAsync<Shift | null>(shift));
     const result = await deleteShift(
       { shifts: { find, write: () => errAsync(versionConflict(shift.guid, 1)) }, clock, ids },
-      { restaurantContext: restaurant.guid, shiftId: 'SCHEDULER:9', requestId: 'r' },
+      { restaurant: restaurant.guid, shift: byExternalId('SCHEDULER:9'), requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toEqual({
       type: 'WriteContention',
@@ -206,7 +212,7 @@ describe('version conflicts', () => {
     };
     const result = await archiveEmployee(
       { employees, clock, ids },
-      { restaurantContext: restaurant.guid, employeeId: employee.guid, requestId: 'r' },
+      { restaurant: restaurant.guid, employee: byGuid(employee.guid), requestId: 'r' },
     );
     expect(result._unsafeUnwrap().record).toMatchObject({ deleted: true, version: 2 });
     expect(store.recordedEvents()).toHaveLength(1);
@@ -219,7 +225,7 @@ describe('what a store returns is checked', () => {
     const write = vi.fn();
     const result = await unarchiveEmployee(
       { employees: { find: () => okAsync(theirs), write }, clock, ids },
-      { restaurantContext: restaurant.guid, employeeId: theirs.guid, requestId: 'r' },
+      { restaurant: restaurant.guid, employee: theirs.guid, requestId: 'r' },
     );
     expect(result._unsafeUnwrapErr()).toEqual({
       type: 'EmployeeNotFound',
@@ -234,11 +240,11 @@ describe('what a store returns is checked', () => {
     const shifts: ShiftRepository = { find: () => okAsync(shift), write: vi.fn() };
     const byOtherExternalId = await deleteShift(
       { shifts, clock, ids },
-      { restaurantContext: restaurant.guid, shiftId: 'SCHEDULER:2', requestId: 'r' },
+      { restaurant: restaurant.guid, shift: byExternalId('SCHEDULER:2'), requestId: 'r' },
     );
     const byOtherGuid = await deleteShift(
       { shifts, clock, ids },
-      { restaurantContext: restaurant.guid, shiftId: newGuid(), requestId: 'r' },
+      { restaurant: restaurant.guid, shift: byGuid(newGuid()), requestId: 'r' },
     );
     expect(byOtherExternalId._unsafeUnwrapErr().type).toBe('ShiftNotFound');
     expect(byOtherGuid._unsafeUnwrapErr().type).toBe('ShiftNotFound');
@@ -251,7 +257,7 @@ describe('events', () => {
     const store = createMemoryStore(seedRecords({ restaurants: [restaurant], shifts: [shift] }));
     const result = await deleteShift(
       { shifts: store.shifts, clock, ids: { newId: () => 'event-fixed' } },
-      { restaurantContext: restaurant.guid, shiftId: shift.guid, requestId: 'req-42' },
+      { restaurant: restaurant.guid, shift: byGuid(shift.guid), requestId: 'req-42' },
     );
     const expected = {
       type: 'ShiftDeleted',
@@ -274,7 +280,7 @@ describe('events', () => {
     const newId = vi.fn(() => 'never');
     const result = await deleteShift(
       { shifts: { find: () => okAsync(shift), write }, clock, ids: { newId } },
-      { restaurantContext: restaurant.guid, shiftId: shift.guid, requestId: 'r' },
+      { restaurant: restaurant.guid, shift: byGuid(shift.guid), requestId: 'r' },
     );
     expect(result._unsafeUnwrap()).toEqual({ record: shift, events: [] });
     expect(write).not.toHaveBeenCalled();

@@ -1,10 +1,5 @@
-import {
-  INTERNAL_ERROR,
-  type Logger,
-  type ProblemOccurrence,
-  problemBody,
-  problemStatus,
-} from '@workforce-kit/http';
+import type { Logger, ProblemOccurrence } from '@workforce-kit/http';
+import { INTERNAL_ERROR, problemBody, problemStatus } from '@workforce-kit/http/adapter';
 import type { ErrorRequestHandler, Response } from 'express';
 import { sendJson } from './json-response.js';
 import { problemOf } from './parser-errors.js';

@@ -1,7 +1,13 @@
-import { requestIdFrom } from '@workforce-kit/http';
+import { requestIdFrom } from '@workforce-kit/http/adapter';
 import type { Request, RequestHandler, Response } from 'express';
 
 const LOCALS_KEY = 'workforceKitRequestId';
+
+/** The id the host's {@link requestIds} gave a request, if it did. */
+export function assignedRequestId(res: Response): string | undefined {
+  const assigned: unknown = res.locals[LOCALS_KEY];
+  return typeof assigned === 'string' ? assigned : undefined;
+}
 
 /**
  * The id of a request: the one it was already given (by {@link requestIds} or the router), else a
@@ -9,8 +15,8 @@ const LOCALS_KEY = 'workforceKitRequestId';
  * `X-Request-Id` header and kept for the rest of the request.
  */
 export function requestIdOf(req: Request, res: Response): string {
-  const assigned: unknown = res.locals[LOCALS_KEY];
-  if (typeof assigned === 'string') return assigned;
+  const assigned = assignedRequestId(res);
+  if (assigned !== undefined) return assigned;
   const id = requestIdFrom(req.headers['x-request-id']);
   res.locals[LOCALS_KEY] = id;
   res.setHeader('X-Request-Id', id);

@@ -1,16 +1,17 @@
-// The Express router in a host app, over real HTTP (supertest): mounted under a prefix among the
-// host's own routes, and the host's routes answering with the router's request ids and problems
-// (requestIds, problemHandler). What the API answers is the same through every adapter and is
-// tested once for all of them, in test/http of the repository.
-import { createMemoryStore } from '@workforce-kit/core';
-import express from 'express';
+// The Express router in a host app, over real HTTP (supertest): one middleware, mounted under a
+// path among the host's own routes, taking a body the host's express.json() already parsed, and
+// the host's routes answering with the router's request ids and problems (requestIds,
+// problemHandler). What the API answers is the same through every adapter and is tested once for
+// all of them, in test/http of the repository.
+import { Writable } from 'node:stream';
+import { aWorld, type World } from '@workforce-kit/core/testing';
+import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
 import request, { type Response } from 'supertest';
-import { describe, expect, it } from 'vitest';
-import { createJwtVerifier, createRouter, problemHandler, requestIds } from '../src/index.js';
-import { aWorld, SECRET, tokenFor, type World } from './harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createRouter, problemHandler, requestIds } from '../src/index.js';
 
-const CONTEXT = 'Platform-Restaurant-External-ID';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The status, the problem+json media type, the code, and the request id in body and header. */
@@ -37,12 +38,7 @@ describe('mounted in a host app', () => {
 
   async function makeHostApp() {
     const world = aWorld();
-    const router = createRouter({
-      store: createMemoryStore(world.seed),
-      auth: createJwtVerifier({ hs256Secret: SECRET }),
-      validateResponses: true,
-      logger: pino({ level: 'silent' }),
-    });
+    const router = createRouter(testApiOptions(world.seed));
     await router.ready;
     const app = express();
     app.get('/elsewhere-before', (_req, res) => {
@@ -63,7 +59,7 @@ describe('mounted in a host app', () => {
     const res = await request(app)
       .get(`/api${restaurantPath(world)}`)
       .set('Authorization', `Bearer ${token}`)
-      .set(CONTEXT, world.restaurant.guid);
+      .set(RESTAURANT_HEADER, world.restaurant.guid);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.guid).toBe(world.restaurant.guid);
     expect(res.headers['x-request-id']).toMatch(UUID);
@@ -74,7 +70,7 @@ describe('mounted in a host app', () => {
     const res = await request(app)
       .put(`/api${unarchivePath(world.archivedEmployee.guid)}`)
       .set('Authorization', `Bearer ${token}`)
-      .set(CONTEXT, world.restaurant.guid)
+      .set(RESTAURANT_HEADER, world.restaurant.guid)
       .set('Content-Type', 'application/json')
       .send('{}');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -110,6 +106,82 @@ describe('mounted in a host app', () => {
     const res = await request(app).get('/api/labor/v1/nope');
     expectProblem(res, 404, 'NOT_FOUND');
     expect(res.body.instance).toBe('/api/labor/v1/nope');
+  });
+});
+
+describe('the request as the client sent it, mount path included', () => {
+  it("is a problem's instance and the request's log line", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const world = aWorld();
+    const app = express().use(
+      '/api',
+      createRouter(testApiOptions(world.seed, { logger: pino({ level: 'info' }, sink) })),
+    );
+    const token = await tokenFor([world.restaurant.guid]);
+    const path = `/api${restaurantPath(world)}`;
+    const ok = await request(app)
+      .get(`${path}?includeArchived=true`)
+      .set('Authorization', `Bearer ${token}`)
+      .set(RESTAURANT_HEADER, world.restaurant.guid);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const refused = await request(app).get(path);
+    expectProblem(refused, 401, 'INVALID_TOKEN');
+    expect(refused.body.instance).toBe(path);
+    await vi.waitFor(() => expect(lines.filter((line) => line.msg === 'request')).toHaveLength(2));
+    expect(lines.filter((line) => line.msg === 'request')).toEqual([
+      expect.objectContaining({
+        requestId: ok.headers['x-request-id'],
+        method: 'GET',
+        path: `${path}?includeArchived=true`,
+        status: 200,
+      }),
+      expect.objectContaining({
+        requestId: refused.headers['x-request-id'],
+        method: 'GET',
+        path,
+        status: 401,
+      }),
+    ]);
+  });
+});
+
+describe("a body the host's express.json() already parsed", () => {
+  /** A host app with `parser` before the router, and an unarchive of its archived employee. */
+  async function unarchiveAfter(parser: RequestHandler) {
+    const world = aWorld();
+    const app = express()
+      .use(parser)
+      .use(createRouter(testApiOptions(world.seed)));
+    const token = await tokenFor([world.restaurant.guid]);
+    const unarchive = (type: string, body: string) =>
+      request(app)
+        .put(unarchivePath(world.archivedEmployee.guid))
+        .set('Authorization', `Bearer ${token}`)
+        .set(RESTAURANT_HEADER, world.restaurant.guid)
+        .set('Content-Type', type)
+        .send(body);
+    return { world, unarchive };
+  }
+
+  it('is taken as parsed: the router does not read the request again', async () => {
+    // The host's parser, and its limit, decide on the body: past the router's own 16 KiB.
+    const { world, unarchive } = await unarchiveAfter(express.json({ limit: '1mb' }));
+    const res = await unarchive('application/json', JSON.stringify({ pad: 'x'.repeat(20 * 1024) }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ guid: world.archivedEmployee.guid, deleted: false });
+    // A small body too reaches the use case (the employee is no longer archived).
+    expectProblem(await unarchive('application/json', '{"a":1}'), 400, 'EMPLOYEE_NOT_ARCHIVED');
+  });
+
+  it('still has its media type checked by the router (415)', async () => {
+    const { unarchive } = await unarchiveAfter(express.json({ type: () => true }));
+    expectProblem(await unarchive('text/plain', '{}'), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });
 

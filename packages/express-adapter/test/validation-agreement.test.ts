@@ -62,6 +62,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { storageUnavailable } from '@workforce-kit/core';
 import { externalIdArb, guidInputArb, malformedShiftIdArb } from '@workforce-kit/core/testing';
+import { ALL_SCOPES } from '@workforce-kit/http/testing';
 import { openapiDocument } from '@workforce-kit/types';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -70,7 +71,6 @@ import { errAsync, okAsync } from 'neverthrow';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessTokenVerifier, type ApiStore, createRouter } from '../src/index.js';
-import { ALL_SCOPES } from './harness.js';
 
 const RUNS = 5000;
 

@@ -1,11 +1,10 @@
+import type { Logger, ProblemOccurrence } from '@workforce-kit/http';
 import {
   INTERNAL_ERROR,
-  type Logger,
-  type ProblemOccurrence,
   problemBody,
   problemStatus,
   requestIdFrom,
-} from '@workforce-kit/http';
+} from '@workforce-kit/http/adapter';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**

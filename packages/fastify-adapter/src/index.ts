@@ -1,7 +1,6 @@
 /**
  * The workforce-kit API as a Fastify 5 plugin: `app.register(workforceKit, options)` mounts the
- * operations of the OpenAPI contract, validated by Fastify's schema compilation from the spec,
- * over any store that implements `@workforce-kit/core`'s ports, with the same options, problem
+ * operations of the OpenAPI contract, answered by the API's one request pipeline, over any store that implements `@workforce-kit/core`'s ports, with the same options, problem
  * details, headers and statuses as the Express router. The HTTP rules themselves live in
  * `@workforce-kit/http`; this package is the Fastify glue, and re-exports what a host needs.
  *
@@ -27,10 +26,8 @@ export {
 } from '@workforce-kit/http';
 export { problemErrorHandler, requestIdOf, requestIds, sendProblem } from './host-helpers.js';
 export {
-  fastifyOptions,
-  hasUndecodablePath,
-  LONGEST_PATH_PARAMETER,
-  rewriteUrl,
+  type FrameworkErrorsHandler,
+  frameworkErrors,
   type WorkforceKitOptions,
   workforceKit,
 } from './workforce-kit-plugin.js';

@@ -1,78 +1,35 @@
-// Test support: the records a host app's plugin serves, its options, and tokens for it.
-import {
-  createMemoryStore,
-  type Employee,
-  type Restaurant,
-  type SeedRecords,
-  type Shift,
-} from '@workforce-kit/core';
-import {
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aShift,
-  seedRecords,
-} from '@workforce-kit/core/testing';
-import { type JWTPayload, SignJWT } from 'jose';
-import { createJwtVerifier, type Logger, type WorkforceKitOptions } from '../src/index.js';
+// Test support of the plugin's tests: a client's headers, and what tells the API's answers from
+// the host's. The records come from @workforce-kit/core/testing, the tokens and the API's options
+// from @workforce-kit/http/testing.
+import type { World } from '@workforce-kit/core/testing';
+import { RESTAURANT_HEADER } from '@workforce-kit/http/testing';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 
-export const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
-export const ALL_SCOPES = 'labor.employees:write labor.shifts:write restaurants:read';
-export const CONTEXT = 'platform-restaurant-external-id';
-
-/** Signs an HS256 access token; claims default to every scope for `restaurants`, valid 5 minutes. */
-export async function tokenFor(
-  restaurants: readonly string[] | '*',
-  claims: JWTPayload & { scope?: string } = {},
-): Promise<string> {
-  return new SignJWT({ scope: ALL_SCOPES, restaurants, ...claims })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
-}
-
-/** The records of a test app: a restaurant, an employee, an archived one, a shift. */
-export interface World {
-  readonly restaurant: Restaurant;
-  readonly employee: Employee;
-  readonly archivedEmployee: Employee;
-  readonly shift: Shift;
-  readonly seed: SeedRecords;
-}
-
-export function aWorld(): World {
-  const restaurant = aRestaurant();
-  const employee = anEmployee(restaurant.guid);
-  const archivedEmployee = anArchivedEmployee(restaurant.guid);
-  const shift = aShift(restaurant.guid);
+/** The headers of a client holding `token` and acting for the world's restaurant, and `more`. */
+export function clientHeaders(
+  token: string,
+  world: World,
+  more: Record<string, string> = {},
+): Record<string, string> {
   return {
-    restaurant,
-    employee,
-    archivedEmployee,
-    shift,
-    seed: seedRecords({
-      restaurants: [restaurant],
-      employees: [employee, archivedEmployee],
-      shifts: [shift],
-    }),
+    authorization: `Bearer ${token}`,
+    [RESTAURANT_HEADER]: world.restaurant.guid,
+    ...more,
   };
 }
 
-/** A logger that writes nothing. */
-const silent: Logger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silent,
-};
+/** The status, the problem+json media type, the code, and the request id in body and header. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code: string): void {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.json()).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
+}
 
-/** The plugin's options over a memory store of `world`, responses validated, logging nothing. */
-export function optionsFor(world: World): WorkforceKitOptions {
-  return {
-    store: createMemoryStore(world.seed),
-    auth: createJwtVerifier({ hs256Secret: SECRET }),
-    validateResponses: true,
-    logger: silent,
-  };
+/** The host's answer: no problem details, none of the API's headers. */
+export function expectHostAnswer(res: LightMyRequestResponse, status: number): void {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type'] ?? '').not.toMatch(/problem\+json/);
+  expect(res.headers['x-request-id']).toBeUndefined();
+  expect(res.headers['cache-control']).toBeUndefined();
 }

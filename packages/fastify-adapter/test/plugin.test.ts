@@ -1,49 +1,25 @@
-// The plugin through app.inject (in process, no socket): the operations, the problems of the
-// contract and body handling at a glance, and the same answers over real HTTP as through inject.
+// The plugin on a plain Fastify() instance, through app.inject (in process, no socket): the
+// operations, the problems of the contract and body handling at a glance, and the same answers
+// over real HTTP as through inject.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createMemoryStore } from '@workforce-kit/core';
-import {
-  anArchivedEmployee,
-  anEmployee,
-  aRestaurant,
-  aShift,
-  seedRecords,
-} from '@workforce-kit/core/testing';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJwtVerifier, fastifyOptions, workforceKit } from '../src/index.js';
+import { aWorld } from '@workforce-kit/core/testing';
+import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import Fastify from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+import { workforceKit } from '../src/index.js';
+import { clientHeaders } from './harness.js';
 
-const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
-const restaurant = aRestaurant();
-const employee = anEmployee(restaurant.guid);
-const archived = anArchivedEmployee(restaurant.guid);
-const shift = aShift(restaurant.guid);
-let app: FastifyInstance;
-let token: string;
-
-beforeAll(async () => {
-  app = Fastify(fastifyOptions);
-  await app.register(workforceKit, {
-    store: createMemoryStore(
-      seedRecords({ restaurants: [restaurant], employees: [employee, archived], shifts: [shift] }),
-    ),
-    auth: createJwtVerifier({ hs256Secret: SECRET }),
-    validateResponses: true,
-  });
-  app.get('/host-only', async () => ({ host: true }));
-  await app.ready();
-  token = await new SignJWT({
-    scope: 'labor.employees:write labor.shifts:write restaurants:read',
-    restaurants: [restaurant.guid],
-  })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
-});
+const world = aWorld();
+const app = Fastify();
+await app.register(workforceKit, testApiOptions(world.seed));
+app.get('/host-only', async () => ({ host: true }));
+await app.ready();
 afterAll(() => app.close());
+const token = await tokenFor([world.restaurant.guid]);
+const as = (more: Record<string, string> = {}) => clientHeaders(token, world, more);
+const restaurantPath = `/restaurants/v1/restaurants/${world.restaurant.guid}`;
 
 /** A request over a connection of its own (no pool that outlives the test), and its answer. */
 function httpCall(
@@ -72,37 +48,26 @@ function httpCall(
   });
 }
 
-const as = (headers: Record<string, string> = {}) => ({
-  authorization: `Bearer ${token}`,
-  'platform-restaurant-external-id': restaurant.guid,
-  ...headers,
-});
-
 describe('the Fastify plugin', () => {
-  it('serves the operations, with the router’s headers', async () => {
-    const res = await app.inject({
-      url: `/restaurants/v1/restaurants/${restaurant.guid}`,
-      headers: as(),
-    });
+  it('serves the operations, with the headers of every adapter', async () => {
+    const res = await app.inject({ url: restaurantPath, headers: as() });
     expect(res.statusCode).toBe(200);
-    expect(res.json().guid).toBe(restaurant.guid);
+    expect(res.json().guid).toBe(world.restaurant.guid);
     expect(res.headers['x-request-id']).toBeTruthy();
     expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['ratelimit-limit']).toBe('20');
   });
 
   it('answers the problems of the contract', async () => {
-    const noToken = await app.inject({ url: `/restaurants/v1/restaurants/${restaurant.guid}` });
+    const noToken = await app.inject({ url: restaurantPath });
     expect([noToken.statusCode, noToken.json().code]).toEqual([401, 'INVALID_TOKEN']);
-    const wrongMethod = await app.inject({
-      method: 'POST',
-      url: `/restaurants/v1/restaurants/${restaurant.guid}`,
-    });
+    const wrongMethod = await app.inject({ method: 'POST', url: restaurantPath });
     expect([wrongMethod.statusCode, wrongMethod.headers.allow]).toEqual([405, 'GET, HEAD']);
     const unknown = await app.inject({ url: '/labor/v1/nothing' });
     expect([unknown.statusCode, unknown.json().code]).toEqual([404, 'NOT_FOUND']);
     const badQuery = await app.inject({
-      url: `/restaurants/v1/restaurants/${restaurant.guid}?includeArchived=maybe&x=1`,
+      url: `${restaurantPath}?includeArchived=maybe&x=1`,
       headers: as(),
     });
     expect(badQuery.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -112,27 +77,13 @@ describe('the Fastify plugin', () => {
         .errors.map((e: { path: string }) => e.path)
         .sort(),
     ).toEqual(['/query/includeArchived', '/query/x']);
-    const badEncoding = await app.inject({
-      method: 'DELETE',
-      url: '/labor/v1/shifts/AUTH%3A%E0%A4%A',
-      headers: as(),
-    });
-    expect(badEncoding.json()).toMatchObject({
-      code: 'VALIDATION_FAILED',
-      errors: [{ path: '/params/shiftId', message: 'is not valid percent-encoding' }],
-    });
-    const badEncodingNoToken = await app.inject({
-      method: 'DELETE',
-      url: '/labor/v1/shifts/AUTH%3A%E0%A4%A',
-    });
-    expect(badEncodingNoToken.statusCode).toBe(401);
     const host = await app.inject({ url: '/host-only' });
     expect(host.json()).toEqual({ host: true });
     expect(host.headers['x-request-id']).toBeUndefined();
   });
 
   it('takes an unarchive with no body, a JSON body, a gzip body; refuses others', async () => {
-    const path = `/labor/v1/employees/${archived.guid}/unarchive`;
+    const path = `/labor/v1/employees/${world.archivedEmployee.guid}/unarchive`;
     const empty = await app.inject({
       method: 'PUT',
       url: path,
@@ -166,7 +117,7 @@ describe('the Fastify plugin', () => {
       headers: as({ 'content-type': 'text/plain' }),
       payload: 'x',
     });
-    expect(text.statusCode).toBe(415);
+    expect([text.statusCode, text.json().code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const bomb = await app.inject({
       method: 'PUT',
       url: path,
@@ -180,13 +131,12 @@ describe('the Fastify plugin', () => {
       headers: as({ 'content-type': 'application/json', 'content-encoding': 'bogus' }),
       payload: '{}',
     });
-    expect(bogus.statusCode).toBe(415);
+    expect([bogus.statusCode, bogus.json().code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
   it('answers app.inject and real HTTP alike', async () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
-    const restaurantPath = `/restaurants/v1/restaurants/${restaurant.guid}`;
     const requests: { method: string; url: string; headers: Record<string, string> }[] = [
       { method: 'GET', url: restaurantPath, headers: as() },
       { method: 'HEAD', url: restaurantPath, headers: as() },
@@ -222,7 +172,7 @@ describe('the Fastify plugin', () => {
   it('ignores the body of an operation that takes none', async () => {
     const res = await app.inject({
       method: 'DELETE',
-      url: `/labor/v1/shifts/${shift.guid}`,
+      url: `/labor/v1/shifts/${world.shift.guid}`,
       headers: as({ 'content-type': 'text/plain' }),
       payload: 'not json {',
     });

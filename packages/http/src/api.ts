@@ -6,27 +6,18 @@ import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
 import { instrumentedStore } from './instrumented-store.js';
 import type { Logger } from './logger.js';
-import {
-  createOperationRunner,
-  type OperationRunner,
-  withinRequestSpans,
-} from './operation-runner.js';
-import {
-  type ApiOperation,
-  type ApiPath,
-  pathsOf,
-  prefixesOf,
-  readOperations,
-} from './operations.js';
+import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
+import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
+import { createPipeline, type Pipeline } from './pipeline.js';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
-import { compileRequestValidators, type RequestValidator } from './request-validation.js';
-import { compileResponseValidator, type ResponseValidator } from './response-validation.js';
+import { compileRequestValidators } from './request-validation.js';
+import { compileResponseValidator } from './response-validation.js';
+import { routeTable } from './route-table.js';
 import {
   createTelemetry,
   type HttpMetrics,
   httpMetrics,
   type MetricsOptions,
-  type Telemetry,
   tracerOf,
 } from './telemetry.js';
 
@@ -93,31 +84,18 @@ export const API_DEFAULTS = {
   logLevel: 'warn',
 } as const;
 
-/** Everything an adapter needs, made once from the options and the spec. */
+/**
+ * The API made once from the options and the spec: its request pipeline ({@link Pipeline}), which
+ * every adapter calls, and what the spec's operation table says.
+ */
 export interface Api {
+  /** The answer to a request, or `undefined` for a path outside the API (the host's). */
+  readonly handle: Pipeline;
   readonly operations: readonly ApiOperation[];
-  readonly paths: readonly ApiPath[];
-  /** The prefixes the API owns: an unknown path under one is its 404. */
+  /** The prefixes the API owns (`/labor/v1`, …): an unknown path under one is its 404. */
   readonly prefixes: readonly string[];
+  /** Where the API logs. */
   readonly logger: Logger;
-  /** Whether each request's outcome is logged (at info). */
-  readonly logRequests: boolean;
-  readonly verifier: AccessTokenVerifier;
-  readonly rateLimiter: RateLimiter | undefined;
-  readonly bodyLimitBytes: number;
-  readonly requestTimeoutMs: number;
-  /** The request validator of each operation, by id. */
-  readonly requestValidators: ReadonlyMap<string, RequestValidator>;
-  /** The response check, when responses are validated. */
-  readonly responseValidator: ResponseValidator | undefined;
-  readonly run: OperationRunner;
-  /**
-   * The request bookkeeping of metrics and tracing, when either is on: an adapter calls `start`
-   * when it takes a request and `end` when its response closes.
-   */
-  readonly telemetry: Telemetry | undefined;
-  /** Hands the events of a committed change to `onEvent`, without waiting; a failure is logged. */
-  emit(events: readonly RecordedEvent[], log: Logger): void;
 }
 
 /** The tracer provider of a global proxy no SDK was given to (OpenTelemetry's no-op). */
@@ -165,10 +143,9 @@ export function createApi(options: ApiOptions): Api {
     ids: options.ids ?? { newId: randomUUID },
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
-  return {
-    operations,
-    paths: pathsOf(operations),
-    prefixes: prefixesOf(operations),
+  const prefixes = prefixesOf(operations);
+  const handle = createPipeline({
+    route: routeTable(operations, pathsOf(operations), prefixes),
     logger,
     logRequests: logger.isLevelEnabled?.('info') ?? true,
     verifier: options.auth,
@@ -191,7 +168,8 @@ export function createApi(options: ApiOptions): Api {
           .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
       }
     },
-  };
+  });
+  return { handle, operations, prefixes, logger };
 }
 
 /** The rate limiter, with each refusal counted by the window that refused. */

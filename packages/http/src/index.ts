@@ -1,13 +1,14 @@
 /**
- * The HTTP edge of workforce-kit that belongs to no web framework: the operations of the spec,
- * request validation compiled from it, bearer-token verification and permissions, request ids,
- * rate-limit decisions, problem details and the wire form of records, as plain functions over
- * plain request data. `@workforce-kit/express-adapter` and `@workforce-kit/fastify-adapter` are
- * glue over it; a third framework would be too.
+ * The HTTP edge of workforce-kit that belongs to no web framework, as a host uses it: the options
+ * every adapter takes (`ApiOptions`), bearer-token verification (`createJwtVerifier`, or your own
+ * `AccessTokenVerifier`), rate-limit and metrics options, problem details, and the wire form of
+ * records and webhooks. The adapters (`@workforce-kit/express-adapter`,
+ * `@workforce-kit/fastify-adapter`, `@workforce-kit/node-adapter`) re-export what their users
+ * need; what an adapter author needs (the request pipeline) is `@workforce-kit/http/adapter`.
  *
  * @packageDocumentation
  */
-export { API_DEFAULTS, type Api, type ApiOptions, type ApiStore, createApi } from './api.js';
+export { API_DEFAULTS, type ApiOptions, type ApiStore } from './api.js';
 export type {
   AccessTokenVerifier,
   Principal,
@@ -16,65 +17,26 @@ export type {
   VerifierUnavailable,
 } from './auth/access-token.js';
 export {
-  type AuthorizationRequest,
-  authorizeRequest,
-  type Permission,
-  RESTAURANT_HEADER,
-} from './auth/authorize.js';
-export {
   createJwtVerifier,
   type JwtKeySource,
   type JwtVerifierOptions,
 } from './auth/jwt-verifier.js';
 export type { Logger } from './logger.js';
-export { isJsonMediaType } from './media-type.js';
-export type { OperationInput, OperationResult, OperationRunner } from './operation-runner.js';
-export type { ApiOperation, ApiPath, OperationId, OperationMethod } from './operations.js';
 export {
-  domainProblem,
-  IDENTIFIER_MESSAGES,
-  INTERNAL_ERROR,
-  type InvalidInput,
-  logDomainError,
   PROBLEM_TYPE_BASE,
   type Problem,
   type ProblemCode,
   type ProblemFieldError,
   type ProblemOccurrence,
-  problemBody,
-  problemStatus,
-  RETRY_AFTER_SECONDS,
-  validationProblem,
 } from './problems.js';
 export {
-  boundedMemoryCounter,
   RATE_LIMIT_DEFAULTS,
-  type RateLimitDecision,
-  type RateLimiter,
   type RateLimitOptions,
   type RateLimitWindow,
   type WindowCount,
   type WindowCounter,
 } from './rate-limit.js';
-export { redactedUrl } from './redacted-url.js';
-export { RequestDeadlines } from './request-deadlines.js';
-export { requestIdFrom } from './request-id.js';
-export { RequestLogger } from './request-logger.js';
-export {
-  createSchemaCompiler,
-  type PartSchema,
-  type RequestCheck,
-  type RequestParts,
-  type RequestValidator,
-  requestSchemas,
-} from './request-validation.js';
-export type { ResponseValidator } from './response-validation.js';
-export type {
-  AnsweredResponse,
-  MetricsOptions,
-  RequestTelemetry,
-  Telemetry,
-} from './telemetry.js';
+export type { MetricsOptions } from './telemetry.js';
 export {
   toEmployeeBody,
   toRestaurantBody,

@@ -4,6 +4,7 @@ import {
   type DomainError,
   deleteShift,
   type Employee,
+  type Guid,
   getRestaurant,
   type RecordedEvent,
   type Restaurant,
@@ -12,18 +13,19 @@ import {
   unarchiveEmployee,
 } from '@workforce-kit/core';
 import type { ResultAsync } from 'neverthrow';
+import type { PathInputs } from './identifier-inputs.js';
 import type { OperationId } from './operations.js';
 import type { RequestTelemetry } from './telemetry.js';
 import { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
 
-/** What an operation is given: its validated inputs and the request's id. */
+/** What an operation is given: its validated inputs, identifiers parsed, and the request's id. */
 export interface OperationInput {
-  /** The path parameters, percent-decoded. */
-  readonly params: Readonly<Record<string, string>>;
+  /** The context restaurant: the `Platform-Restaurant-External-ID` header, parsed. */
+  readonly restaurant: Guid;
+  /** The path parameters, percent-decoded, each identifier parsed. */
+  readonly path: PathInputs;
   /** The query, validated and coerced to the spec's types. */
   readonly query: Readonly<Record<string, unknown>>;
-  /** The `Platform-Restaurant-External-ID` header as sent. */
-  readonly restaurantContext: string;
   readonly requestId: string;
   /**
    * The request's telemetry, when the API has metrics or tracing: with tracing, the use case runs
@@ -47,7 +49,10 @@ const committed =
   <T>(toBody: (record: T) => object) =>
   ({ record, events }: Committed<T>) => ({ body: toBody(record), events });
 
-/** The use case of each operation, and how its value goes on the wire. */
+/**
+ * The use case of each operation, its command made of the parsed inputs (the spec names each
+ * identifier's parser: `GuidInput`, `RecordIdInput`), and how its value goes on the wire.
+ */
 function useCases(deps: UseCaseDeps): {
   readonly [id in OperationId]: (
     input: OperationInput,
@@ -56,27 +61,24 @@ function useCases(deps: UseCaseDeps): {
   const employee = committed<Employee>(toEmployeeBody);
   const shift = committed<Shift>(toShiftBody);
   return {
-    unarchiveEmployee: ({ params, restaurantContext, requestId }) =>
-      unarchiveEmployee(deps, {
-        restaurantContext,
-        employeeId: params.employeeId ?? '',
-        requestId,
-      }).map(employee),
-    archiveEmployee: ({ params, restaurantContext, requestId }) =>
-      archiveEmployee(deps, {
-        restaurantContext,
-        employeeId: params.employeeId ?? '',
-        requestId,
-      }).map(employee),
-    deleteShift: ({ params, restaurantContext, requestId }) =>
-      deleteShift(deps, { restaurantContext, shiftId: params.shiftId ?? '', requestId }).map(shift),
-    getRestaurant: ({ params, query, restaurantContext }) =>
+    unarchiveEmployee: ({ restaurant, path, requestId }) =>
+      unarchiveEmployee(deps, { restaurant, employee: path.guid('employeeId'), requestId }).map(
+        employee,
+      ),
+    archiveEmployee: ({ restaurant, path, requestId }) =>
+      archiveEmployee(deps, { restaurant, employee: path.recordId('employeeId'), requestId }).map(
+        employee,
+      ),
+    deleteShift: ({ restaurant, path, requestId }) =>
+      deleteShift(deps, { restaurant, shift: path.recordId('shiftId'), requestId }).map(shift),
+    getRestaurant: ({ restaurant, path, query }) =>
       getRestaurant(deps, {
-        restaurantContext,
-        restaurantGuid: params.restaurantGUID ?? '',
+        restaurant,
+        // As sent: anything but the context restaurant, a value that is not a GUID included, is not found.
+        requested: path.text('restaurantGUID'),
         // Validated and coerced: true, false or absent.
         includeArchived: query.includeArchived === true,
-      }).map((restaurant: Restaurant) => ({ body: toRestaurantBody(restaurant), events: [] })),
+      }).map((found: Restaurant) => ({ body: toRestaurantBody(found), events: [] })),
   };
 }
 

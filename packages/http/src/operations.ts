@@ -1,5 +1,4 @@
 import type { OpenApiDocument, operations } from '@workforce-kit/types';
-import { IDENTIFIER_MESSAGES } from './problems.js';
 
 /**
  * The operations of the spec's paths, by `operationId` (the generated type: a new one must be
@@ -37,12 +36,6 @@ export interface ApiOperation {
    * percent-decode (`restaurantGUID`: anything that is not a GUID is simply not found).
    */
   readonly unconstrainedParams: ReadonlySet<string>;
-  /**
-   * What each identifier input accepts, in words, by its path in a 400's `errors`
-   * (`/params/shiftId`, `/headers/platform-restaurant-external-id`): read from the schema the
-   * spec gives the parameter (`GuidInput`, `RecordIdInput`).
-   */
-  readonly identifierMessages: ReadonlyMap<string, string>;
   /** The documented responses: status → the schema of its JSON body, if it has one. */
   readonly responses: ReadonlyMap<number, Readonly<Record<string, unknown>> | undefined>;
 }
@@ -91,26 +84,6 @@ function resolved<T extends { readonly $ref?: string }>(
   if (item.$ref === undefined || !item.$ref.startsWith(prefix)) return item;
   const components = document.components as Record<string, Record<string, T> | undefined>;
   return components[kind]?.[item.$ref.slice(prefix.length)] ?? item;
-}
-
-/** The schemas of the spec's identifier inputs, and what each accepts. */
-const IDENTIFIER_SCHEMAS = new Map<string, string>([
-  ['#/components/schemas/GuidInput', IDENTIFIER_MESSAGES.guid],
-  ['#/components/schemas/RecordIdInput', IDENTIFIER_MESSAGES['guid-or-external-id']],
-]);
-
-function identifierMessages(parameters: readonly OperationParameter[]): Map<string, string> {
-  const messages = new Map<string, string>();
-  for (const parameter of parameters) {
-    const message = IDENTIFIER_SCHEMAS.get(String(parameter.schema.$ref));
-    if (message === undefined) continue;
-    const path =
-      parameter.in === 'header'
-        ? `/headers/${parameter.name.toLowerCase()}`
-        : `/params/${parameter.name}`;
-    messages.set(path, message);
-  }
-  return messages;
 }
 
 function parametersOf(document: OpenApiDocument, raw: RawOperation): OperationParameter[] {
@@ -172,7 +145,6 @@ export function readOperations(document: OpenApiDocument): ApiOperation[] {
               .filter((p) => p.in === 'path' && Object.keys(p.schema).join() === 'type')
               .map((p) => p.name),
           ),
-          identifierMessages: identifierMessages(parameters),
           responses: responsesOf(document, raw),
         },
       ];

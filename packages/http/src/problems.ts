@@ -1,4 +1,4 @@
-import { type DomainError, formatRecordId, type IdentifierField } from '@workforce-kit/core';
+import { type DomainError, formatRecordId } from '@workforce-kit/core';
 import type { components } from '@workforce-kit/types';
 import type { Logger } from './logger.js';
 
@@ -101,14 +101,10 @@ export function problemBody(
   };
 }
 
-/** Where each identifier the core parses sits in a request, as the `errors[].path` of a 400. */
-const FIELD_PATHS: { readonly [field in IdentifierField]: string } = {
-  employeeId: '/params/employeeId',
-  shiftId: '/params/shiftId',
-  restaurantContext: '/headers/platform-restaurant-external-id',
-};
-
-/** What an identifier input accepts, in words (in place of the spec's regular expression). */
+/**
+ * What an identifier input accepts, in words (in place of the spec's regular expression), by what
+ * its parser expected (`MalformedIdentifier.expected`).
+ */
 export const IDENTIFIER_MESSAGES = {
   guid: 'must be a platform GUID',
   'guid-or-external-id':
@@ -125,17 +121,14 @@ export interface InvalidInput {
 }
 
 /**
- * The 400 of a request whose inputs failed validation: each input with a readable message. A
- * missing input "is required"; a malformed identifier says what it accepts (`messages`, by input
- * path, from the operation's spec); anything else keeps the validator's message.
+ * The 400 of a request whose inputs failed validation: each input with its message. A missing
+ * input "is required"; a malformed identifier says what it accepts ({@link IDENTIFIER_MESSAGES});
+ * anything else has the validator's message.
  */
-export function validationProblem(
-  inputs: readonly InvalidInput[],
-  messages: ReadonlyMap<string, string>,
-): ProblemOccurrence {
+export function validationProblem(inputs: readonly InvalidInput[]): ProblemOccurrence {
   const errors = inputs.map(({ path, message, missing }) => ({
     path,
-    message: missing ? 'is required' : (messages.get(path) ?? message),
+    message: missing ? 'is required' : message,
   }));
   return {
     code: 'VALIDATION_FAILED',
@@ -151,18 +144,14 @@ export const INTERNAL_ERROR: ProblemOccurrence = {
 };
 
 /**
- * The one mapping from the core's errors to HTTP: each error type has exactly one code (and so
- * one status). The switch is exhaustive: a new error type does not compile until it is mapped.
- * Nothing internal (a storage cause, a not-found reason) reaches the client.
+ * The one mapping from the use cases' errors to HTTP: each error type has exactly one code (and
+ * so one status). The switch is exhaustive: a new error type does not compile until it is mapped.
+ * Nothing internal (a storage cause, a not-found reason) reaches the client. (A malformed
+ * identifier never reaches a use case: the edge parses it first and answers it 400 at its input,
+ * see identifier-inputs.ts.)
  */
 export function domainProblem(error: DomainError): ProblemOccurrence {
   switch (error.type) {
-    case 'MalformedIdentifier':
-      return {
-        code: 'VALIDATION_FAILED',
-        detail: 'The request has 1 invalid input.',
-        errors: [{ path: FIELD_PATHS[error.field], message: IDENTIFIER_MESSAGES[error.expected] }],
-      };
     case 'EmployeeNotFound':
       return {
         code: 'EMPLOYEE_NOT_FOUND',

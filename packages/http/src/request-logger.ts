@@ -2,8 +2,9 @@ import type { Logger } from './logger.js';
 
 /**
  * The logger of one request: every line it writes carries the request's `requestId`, and the
- * `bindings` given (the `traceId` of a traced request). The child logger is made on the first
- * line, so that a request that logs nothing (most) costs nothing.
+ * `bindings` given (the `traceId` of a traced request). No child logger is made: each line is the
+ * parent's, with the request's fields first, which prints as a child's would (a pino child costs
+ * more to make than the one line most requests write).
  *
  * @example
  * ```ts
@@ -12,36 +13,29 @@ import type { Logger } from './logger.js';
  * ```
  */
 export class RequestLogger implements Logger {
-  #child: Logger | undefined;
+  readonly #fields: Readonly<Record<string, unknown>>;
 
   constructor(
     private readonly parent: Logger,
     readonly requestId: string,
-    private readonly bindings?: Readonly<Record<string, unknown>>,
-  ) {}
-
-  get #log(): Logger {
-    this.#child ??= this.parent.child(
-      this.bindings === undefined
-        ? { requestId: this.requestId }
-        : { requestId: this.requestId, ...this.bindings },
-    );
-    return this.#child;
+    bindings?: Readonly<Record<string, unknown>>,
+  ) {
+    this.#fields = bindings === undefined ? { requestId } : { requestId, ...bindings };
   }
 
-  info(...line: Parameters<Logger['info']>): void {
-    this.#log.info(...line);
+  info(details: object, message?: string): void {
+    this.parent.info({ ...this.#fields, ...details }, message);
   }
 
-  warn(...line: Parameters<Logger['warn']>): void {
-    this.#log.warn(...line);
+  warn(details: object, message?: string): void {
+    this.parent.warn({ ...this.#fields, ...details }, message);
   }
 
-  error(...line: Parameters<Logger['error']>): void {
-    this.#log.error(...line);
+  error(details: object, message?: string): void {
+    this.parent.error({ ...this.#fields, ...details }, message);
   }
 
   child(bindings: Record<string, unknown>): Logger {
-    return this.#log.child(bindings);
+    return this.parent.child({ ...this.#fields, ...bindings });
   }
 }

@@ -1,6 +1,12 @@
+import type { Guid } from '@workforce-kit/core';
 import type { OpenApiDocument } from '@workforce-kit/types';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import {
+  compileIdentifierInputs,
+  isIdentifierInput,
+  type PathInputs,
+} from './identifier-inputs.js';
 import type { ApiOperation, OperationParameter } from './operations.js';
 import type { InvalidInput } from './problems.js';
 
@@ -16,12 +22,21 @@ export interface RequestParts {
   /** The query parameters, as parsed (a repeated one is an array). */
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
+  /**
+   * The context restaurant, as `authorizeRequest` parsed it from its header: `undefined` when the
+   * header is missing or not a GUID.
+   */
+  readonly restaurant: Guid | undefined;
 }
 
 /** The outcome of validating a request: its inputs, or what is wrong with them. */
 export type RequestCheck =
   | {
       readonly valid: true;
+      /** The context restaurant. */
+      readonly restaurant: Guid;
+      /** The path parameters, each identifier parsed by the core's parser. */
+      readonly path: PathInputs;
       /** The query with its values coerced to the spec's types (`"true"` is `true`). */
       readonly query: Readonly<Record<string, unknown>>;
     }
@@ -91,12 +106,14 @@ function partSchema(parameters: readonly OperationParameter[], part: Part): Part
 }
 
 /**
- * The schemas of an operation's request, part by part, as the spec states them: path
- * parameters, headers (names in lower case), query (unknown parameters refused) and body.
+ * The schemas ajv checks an operation's request against, part by part, as the spec states them:
+ * path parameters, headers (names in lower case), query (unknown parameters refused) and body.
+ * The identifier inputs are left out: the core's parsers check them (identifier-inputs.ts).
  *
  * @example
  * ```ts
- * fastify.route({ method, url, schema: requestSchemas(operation), handler });
+ * const compile = createSchemaCompiler(openapiDocument);
+ * const query = compile(requestSchemas(operation).querystring, 'querystring');
  * ```
  */
 export function requestSchemas(operation: ApiOperation): {
@@ -105,10 +122,11 @@ export function requestSchemas(operation: ApiOperation): {
   readonly querystring: PartSchema;
   readonly body?: PartSchema;
 } {
+  const checked = operation.parameters.filter((p) => !isIdentifierInput(p));
   return {
-    params: partSchema(operation.parameters, 'params'),
-    headers: partSchema(operation.parameters, 'headers'),
-    querystring: partSchema(operation.parameters, 'query'),
+    params: partSchema(checked, 'params'),
+    headers: partSchema(checked, 'headers'),
+    querystring: partSchema(checked, 'query'),
     ...(operation.bodySchema === undefined ? {} : { body: compilable(operation.bodySchema) }),
   };
 }
@@ -160,7 +178,9 @@ function collect(
 
 /**
  * Compiles, once, a validator per operation from the spec: path parameters, headers, query (its
- * values coerced) and body, each against the schemas the spec gives them.
+ * values coerced) and body, each against the schemas the spec gives them; the identifier inputs
+ * by the core's parsers, the others by ajv. The invalid inputs are listed in request order: path
+ * parameters, headers, query, body.
  *
  * @param document - the spec
  * @param operations - its operations, as {@link readOperations} read them
@@ -173,22 +193,31 @@ export function compileRequestValidators(
   const compile = createSchemaCompiler(document);
   return new Map(
     operations.map((operation) => {
+      const identifiers = compileIdentifierInputs(operation);
       const schemas = requestSchemas(operation);
       const params = compile(schemas.params, 'params');
       const headers = compile(schemas.headers, 'headers');
       const query = compile(schemas.querystring, 'querystring');
       const body = schemas.body === undefined ? undefined : compile(schemas.body, 'body');
       const validator: RequestValidator = (parts) => {
+        const path = identifiers.path(parts.params);
+        const restaurant = identifiers.restaurant(parts.restaurant, parts.headers);
         const coerced = { ...parts.query };
-        const ok =
+        if (
+          path.isOk() &&
+          restaurant.isOk() &&
           params(parts.params) &&
           headers(parts.headers) &&
           query(coerced) &&
-          (body === undefined || parts.body === undefined || body(parts.body));
-        if (ok) return { valid: true, query: coerced };
-        // Some part failed: run each again to collect every bad input, in request order.
+          (body === undefined || parts.body === undefined || body(parts.body))
+        ) {
+          return { valid: true, restaurant: restaurant.value, path: path.value, query: coerced };
+        }
+        // Some input is invalid: run each check again to collect every bad input, in request order.
         const invalid: InvalidInput[] = [];
+        if (path.isErr()) invalid.push(...path.error);
         if (!params(parts.params)) collect(invalid, 'params', params.errors);
+        if (restaurant.isErr()) invalid.push(restaurant.error);
         if (!headers(parts.headers)) collect(invalid, 'headers', headers.errors);
         if (!query({ ...parts.query })) collect(invalid, 'query', query.errors);
         if (body !== undefined && parts.body !== undefined && !body(parts.body)) {

@@ -109,7 +109,7 @@ export interface RequestTelemetry {
  * const telemetry = api.telemetry?.start(operation, req.method, req.headers, requestId);
  * if (telemetry !== undefined) res.once('close', () => telemetry.end(res));
  * const log = new RequestLogger(api.logger, requestId, telemetry?.logBindings);
- * const result = await api.run(operation.id, { params, query, restaurantContext, requestId, telemetry });
+ * const result = await api.run(operation.id, { restaurant, path, query, requestId, telemetry });
  * ```
  */
 export interface Telemetry {

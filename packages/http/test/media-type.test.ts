@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonMediaType } from '../src/index.js';
+import { isJsonMediaType } from '../src/media-type.js';
 
 describe('isJsonMediaType, the 415 decision of every adapter', () => {
   it.each([

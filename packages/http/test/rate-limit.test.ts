@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedMemoryCounter } from '../src/index.js';
+import { boundedMemoryCounter } from '../src/rate-limit.js';
 
 describe('the default in-memory limiter', () => {
   const window = { name: '15 minutes', points: 3, durationSeconds: 900 } as const;

@@ -72,14 +72,13 @@ export async function toggle(store: WorkforceStore, employee: Employee): Promise
   const found = (
     await store.employees.find(restaurant.guid, { kind: 'guid', guid: employee.guid })
   )._unsafeUnwrap();
-  const command = {
-    restaurantContext: restaurant.guid,
-    employeeId: employee.guid,
-    requestId: `req-${randomUUID()}`,
-  };
+  const command = { restaurant: restaurant.guid, requestId: `req-${randomUUID()}` };
   const result = found?.deleted
-    ? await unarchiveEmployee(deps(store), command)
-    : await archiveEmployee(deps(store), command);
+    ? await unarchiveEmployee(deps(store), { ...command, employee: employee.guid })
+    : await archiveEmployee(deps(store), {
+        ...command,
+        employee: { kind: 'guid', guid: employee.guid },
+      });
   const [event] = result._unsafeUnwrap().events;
   if (event === undefined) throw new Error('no event');
   return event.eventId;
@@ -87,8 +86,8 @@ export async function toggle(store: WorkforceStore, employee: Employee): Promise
 
 export async function removeShift(store: WorkforceStore, shift: Shift): Promise<string[]> {
   const result = await deleteShift(deps(store), {
-    restaurantContext: restaurant.guid,
-    shiftId: shift.guid,
+    restaurant: restaurant.guid,
+    shift: { kind: 'guid', guid: shift.guid },
     requestId: `req-${randomUUID()}`,
   });
   return result._unsafeUnwrap().events.map((event) => event.eventId);

@@ -95,8 +95,8 @@ describe('PGlite on disk', () => {
       ids: { newId: randomUUID },
     };
     await unarchiveEmployee(deps, {
-      restaurantContext: restaurant.guid,
-      employeeId: employee.guid,
+      restaurant: restaurant.guid,
+      employee: employee.guid,
       requestId: 'r',
     });
     await first.close();
@@ -161,8 +161,8 @@ describe('a PostgreSQL server that stops', () => {
           ids: { newId: randomUUID },
         },
         {
-          restaurantContext: restaurant.guid,
-          employeeId: employee.guid,
+          restaurant: restaurant.guid,
+          employee: employee.guid,
           requestId: 'during-outage',
         },
       ),

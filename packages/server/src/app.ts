@@ -118,6 +118,10 @@ async function frameworkApp(
     if (listener === undefined) throw new StartupError('Fastify did not take the HTTP server');
     return listener;
   }
+  if (config.httpFramework === 'node') {
+    const { nodeApp } = await import('./node-app.js');
+    return nodeApp(parts);
+  }
   const { expressApp } = await import('./express-app.js');
   return expressApp(parts);
 }

@@ -80,7 +80,7 @@ export interface TracingConfig {
 /** The reference server's configuration, read from the environment by {@link loadConfig}. */
 export interface ServerConfig {
   /** The web framework the server runs on: the same API and answers either way. */
-  readonly httpFramework: 'express' | 'fastify';
+  readonly httpFramework: HttpFramework;
   readonly port: number;
   readonly host: string;
   readonly store: StoreConfig;
@@ -133,9 +133,13 @@ const optionalText = z
   .transform((value) => (value.trim() === '' ? undefined : value.trim()))
   .optional();
 
+/** The web frameworks the server runs on (`HTTP_FRAMEWORK`); `node` is node:http alone. */
+export const HTTP_FRAMEWORKS = ['express', 'fastify', 'node'] as const;
+export type HttpFramework = (typeof HTTP_FRAMEWORKS)[number];
+
 const environment = z.object({
   HTTP_FRAMEWORK: z
-    .enum(['express', 'fastify'], { message: 'HTTP_FRAMEWORK must be express or fastify' })
+    .enum(HTTP_FRAMEWORKS, { message: 'HTTP_FRAMEWORK must be express, fastify or node' })
     .default('express'),
   PORT: z.coerce
     .number({ message: 'PORT must be a number' })

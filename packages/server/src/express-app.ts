@@ -8,6 +8,7 @@ import express, { type Response } from 'express';
 import getRawBody from 'raw-body';
 import {
   type AppParts,
+  afterBody,
   type HostAnswer,
   NOT_FOUND,
   SERVED_WHILE_STARTING,
@@ -59,7 +60,7 @@ export function expressApp(parts: AppParts): express.Express {
     });
   }
   app.use(createRouter(parts.api));
-  app.use((_req, res) => sendProblem(res, NOT_FOUND));
+  app.use((req, res) => afterBody(req, () => sendProblem(res, NOT_FOUND)));
   app.use(problemHandler({ logger: parts.logger }));
   return app;
 }

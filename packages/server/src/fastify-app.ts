@@ -1,7 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import {
-  fastifyOptions,
-  hasUndecodablePath,
+  frameworkErrors,
   problemErrorHandler,
   requestIds,
   sendProblem,
@@ -28,7 +27,16 @@ export async function fastifyApp(
   parts: AppParts,
   serverFactory: (handler: RequestListener) => Server,
 ): Promise<FastifyInstance> {
-  const app = Fastify({ ...fastifyOptions, serverFactory: (handler) => serverFactory(handler) });
+  const app = Fastify({
+    serverFactory: (handler) => serverFactory(handler),
+    // A path that does not percent-decode is refused by Fastify before any route or hook: the
+    // API answers those of its paths, as on the other frameworks; the rest are problem details.
+    frameworkErrors: frameworkErrors((error, request, reply) =>
+      error.code === 'FST_ERR_BAD_URL'
+        ? sendProblem(request, reply, UNDECODABLE_PATH)
+        : problemErrorHandler(parts.logger)(error, request, reply),
+    ),
+  });
   app.addHook('onRequest', (request, reply, done) =>
     securityHeaders(request.raw, reply.raw, (error?: unknown) =>
       done(error instanceof Error ? error : undefined),
@@ -64,10 +72,6 @@ export async function fastifyApp(
         url: route.path,
         ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
         handler: async (request, reply) => {
-          // As Express does for a route with a parameter: a path that does not decode is a 400.
-          if (route.path.includes(':') && hasUndecodablePath(request)) {
-            return sendProblem(request, reply, UNDECODABLE_PATH);
-          }
           const answer = await route.handle({
             headers: request.headers,
             body: Buffer.isBuffer(request.body) ? request.body : undefined,

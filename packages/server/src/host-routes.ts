@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
 import type { ApiOptions, Logger, ProblemOccurrence } from '@workforce-kit/http';
 
@@ -93,3 +93,18 @@ export const STARTING = {
 } as const;
 
 export const NOT_FOUND = { code: 'NOT_FOUND', detail: 'Nothing is served at this path.' } as const;
+
+/**
+ * Calls `answer` once the request's body, which no route read, has arrived (and been dropped): a
+ * body Node cannot parse (a bad chunk size, a smuggling attempt) is then refused by Node's own
+ * 400 and the answer never goes out, rather than the server's answer going out first. For the
+ * answers of requests nothing took: the 404.
+ */
+export function afterBody(req: IncomingMessage, answer: () => void): void {
+  if (req.complete) {
+    answer();
+    return;
+  }
+  req.once('end', answer);
+  req.resume();
+}

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../src/config.js';
 import {
   LOGIN_PATH,
   loadConfig,
@@ -10,12 +11,11 @@ import {
 } from '../src/index.js';
 
 const silent = pino({ level: 'silent' });
-const FRAMEWORKS = ['express', 'fastify'] as const;
 const CLIENT = 'harbor-street-integration';
 const SECRET = 'demo-secret-harbor-street-7d3f9a';
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 
-describe.each(FRAMEWORKS)('on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
   let server: RunningServer;
   beforeEach(async () => {
     server = await startServer(

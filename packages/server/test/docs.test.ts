@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_FRAMEWORKS } from '../src/config.js';
 import { loadConfig, type RunningServer, startServer } from '../src/index.js';
 
-const FRAMEWORKS = ['express', 'fastify'] as const;
 let server: RunningServer;
 let url: string;
 
@@ -24,7 +24,7 @@ async function get(path: string): Promise<{ status: number; type: string; body: 
   });
 }
 
-describe.each(FRAMEWORKS)('on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
   beforeAll(async () => {
     server = await startServer(
       loadConfig({

@@ -10,6 +10,7 @@ import { parseSeed } from '@workforce-kit/seed-file';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
+import { HTTP_FRAMEWORKS } from '../src/config.js';
 import {
   curlSession,
   DEMO_SEED_FILE,
@@ -24,8 +25,6 @@ const silent = pino({ level: 'silent' });
 const SECRET = 'a-test-secret-for-the-dev-login-0123456789';
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
-
-const FRAMEWORKS = ['express', 'fastify'] as const;
 
 function start(env: Record<string, string> = {}): Promise<RunningServer> {
   return startServer(
@@ -46,7 +45,7 @@ async function login(
   });
 }
 
-describe.each(FRAMEWORKS)('on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
   describe('the reference server', () => {
     let server: RunningServer;
     beforeAll(async () => {
@@ -235,7 +234,7 @@ describe('starting', () => {
   });
 });
 
-describe.each(FRAMEWORKS)('on %s', (framework) => {
+describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
   it('answers /healthz and /metrics while the store opens, and everything else 503 with Retry-After', async () => {
     // A "database" that takes connections and never answers: the store does not open until the
     // pool gives up (2 s), and then the start fails.

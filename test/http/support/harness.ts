@@ -1,5 +1,6 @@
 // Test support of the HTTP-level suite: the API of an adapter over a seeded memory store, served
-// over real HTTP, with response validation on, a logger that keeps every line, and tokens.
+// over real HTTP, with response validation on, a logger that keeps every line, and tokens
+// (@workforce-kit/http/testing's).
 import {
   createMemoryStore,
   type Employee,
@@ -16,27 +17,12 @@ import {
   seedRecords,
 } from '@workforce-kit/core/testing';
 import { type ApiOptions, createJwtVerifier } from '@workforce-kit/http';
-import { type JWTPayload, SignJWT } from 'jose';
+import { TEST_SECRET } from '@workforce-kit/http/testing';
 import { pino } from 'pino';
 import type { Adapter, Served } from '../../support/adapters.js';
 
+export { tokenFor } from '@workforce-kit/http/testing';
 export { ADAPTERS, type Adapter } from '../../support/adapters.js';
-
-export const SECRET = 'workforce-kit-test-secret-0123456789abcdef';
-export const ALL_SCOPES = 'labor.employees:write labor.shifts:write restaurants:read';
-
-/** Signs an HS256 access token; claims default to every scope for `restaurants`, valid 5 minutes. */
-export async function tokenFor(
-  restaurants: readonly string[] | '*',
-  claims: JWTPayload & { scope?: string } = {},
-  { secret = SECRET, expiresIn = '5m' as string | number } = {},
-): Promise<string> {
-  return new SignJWT({ scope: ALL_SCOPES, restaurants, ...claims })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuedAt()
-    .setExpirationTime(expiresIn)
-    .sign(new TextEncoder().encode(secret));
-}
 
 /** The records every test app starts with: two restaurants, an archived one, employees, shifts. */
 export interface World {
@@ -117,7 +103,7 @@ export async function testApp(
   );
   const served = await adapter.serve({
     store,
-    auth: createJwtVerifier({ hs256Secret: SECRET }),
+    auth: createJwtVerifier({ hs256Secret: TEST_SECRET }),
     validateResponses: true,
     logger,
     ...overrides,

@@ -28,3 +28,4 @@ export {
 } from './builders.js';
 export { delegatingStore } from './delegating-store.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
+export { aWorld, type World } from './world.js';

@@ -413,8 +413,8 @@ export function describeStoreConformance(
         const results = await Promise.all(
           Array.from({ length: concurrency }, (_, i) =>
             unarchiveEmployee(deps(), {
-              restaurantContext: restaurantA.guid,
-              employeeId: employee.guid.toUpperCase(),
+              restaurant: restaurantA.guid,
+              employee: employee.guid,
               requestId: `req-${i}`,
             }),
           ),
@@ -443,8 +443,8 @@ export function describeStoreConformance(
         const results = await Promise.all(
           Array.from({ length: concurrency }, (_, i) =>
             deleteShift(deps(), {
-              restaurantContext: restaurantA.guid,
-              shiftId: i % 2 === 0 ? shift.guid : 'SCHEDULER:race',
+              restaurant: restaurantA.guid,
+              shift: i % 2 === 0 ? byGuid(shift.guid) : byExternalId('SCHEDULER:race'),
               requestId: `req-${i}`,
             }),
           ),
@@ -465,8 +465,8 @@ export function describeStoreConformance(
         const results = await Promise.all(
           Array.from({ length: concurrency }, (_, i) =>
             archiveEmployee(deps(), {
-              restaurantContext: restaurantA.guid,
-              employeeId: i % 2 === 0 ? employee.guid : 'PAYROLL:race',
+              restaurant: restaurantA.guid,
+              employee: i % 2 === 0 ? byGuid(employee.guid) : byExternalId('PAYROLL:race'),
               requestId: `req-${i}`,
             }),
           ),
@@ -486,8 +486,8 @@ export function describeStoreConformance(
         const employee = anEmployee(restaurantA.guid);
         await seeded({ employees: [employee] });
         const result = await archiveEmployee(deps(), {
-          restaurantContext: restaurantB.guid,
-          employeeId: employee.guid,
+          restaurant: restaurantB.guid,
+          employee: byGuid(employee.guid),
           requestId: 'req-cross',
         });
 
@@ -504,8 +504,8 @@ export function describeStoreConformance(
         const inB = anEmployee(restaurantB.guid, { externalId: externalId as ExternalId });
         await seeded({ employees: [inA, inB] });
         const result = await archiveEmployee(deps(), {
-          restaurantContext: restaurantB.guid,
-          employeeId: externalId,
+          restaurant: restaurantB.guid,
+          employee: byExternalId(externalId),
           requestId: 'req-external',
         });
 

@@ -1,4 +1,4 @@
-import { isGuid } from '@workforce-kit/core';
+import { type Guid, parseGuid } from '@workforce-kit/core';
 import type { Logger } from '../logger.js';
 import { type ProblemOccurrence, RETRY_AFTER_SECONDS } from '../problems.js';
 import type { AccessTokenVerifier, Principal } from './access-token.js';
@@ -69,8 +69,11 @@ async function authenticate(
 /** The restaurant a request acts for, as far as the token allows it, or the 403 that answers it. */
 export type Permission =
   | {
-      /** The context restaurant (lower case), when the header names one; else input validation refuses it. */
-      readonly restaurant: string | undefined;
+      /**
+       * The context restaurant, parsed from its header (once: the use case takes it); `undefined`
+       * when the header is missing or not a GUID, and then validation answers the request 400.
+       */
+      readonly restaurant: Guid | undefined;
       /** What the rate limits count the request against: the restaurant, else the client's address. */
       readonly rateLimitKey: string;
       readonly problem?: undefined;
@@ -78,9 +81,10 @@ export type Permission =
   | { readonly problem: ProblemOccurrence };
 
 /**
- * Whether the token may act for the context restaurant the request names: 403
- * `RESTAURANT_NOT_PERMITTED` when it may not. A request that names no usable restaurant is let
- * on (validation answers it with a 400), counted against the client's address.
+ * Whether the token may act for the context restaurant the request names (its header parsed by
+ * the core's `parseGuid`): 403 `RESTAURANT_NOT_PERMITTED` when it may not. A request that names no
+ * usable restaurant is let on (validation answers it with a 400), counted against the client's
+ * address.
  *
  * @param context - the `Platform-Restaurant-External-ID` header as sent
  * @param address - the client's address, for the rate limits of a request without a context
@@ -90,10 +94,11 @@ function permitRestaurant(
   context: string | string[] | undefined,
   address: string | undefined,
 ): Permission {
-  if (typeof context !== 'string' || !isGuid(context)) {
+  const parsed = typeof context === 'string' ? parseGuid(context, RESTAURANT_HEADER) : undefined;
+  if (parsed === undefined || parsed.isErr()) {
     return { restaurant: undefined, rateLimitKey: `ip:${address ?? 'unknown'}` };
   }
-  const restaurant = context.toLowerCase();
+  const restaurant = parsed.value;
   const { restaurants } = principal;
   if (restaurants !== 'all' && !restaurants.has(restaurant)) {
     return {
@@ -129,9 +134,9 @@ export interface AuthorizationRequest {
  * The authorization of an operation's request, in the contract's order: the bearer token (401
  * without a valid one, 503 when the verifier's keys cannot be had, 403 without the operation's
  * scope), then the context restaurant the token may act for (403 `RESTAURANT_NOT_PERMITTED`).
- * The problem that answers the request, or the restaurant it acts for and the key its rate
- * limits count it against. A request that names no usable restaurant is let on (validation
- * answers it with a 400), counted against the client's address.
+ * The problem that answers the request, or the restaurant it acts for (its header parsed, the
+ * one time it is) and the key its rate limits count it against. A request that names no usable
+ * restaurant is let on (validation answers it with a 400), counted against the client's address.
  *
  * @param request - the request's `Authorization` and restaurant headers, and the client's address
  * @param scope - the scope the operation requires

@@ -1,0 +1,137 @@
+// The HTTP bench's report: per scenario, each row's two runs summed up against bare Express of the
+// same run, the issue's targets checked, and the tables printed.
+import type { RowId } from './http-rows.js';
+
+/** One measured run of one row in one scenario. */
+export interface Run {
+  readonly scenario: string;
+  readonly row: RowId;
+  readonly pass: number;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly statusCodes: Record<string, { count: number }>;
+}
+
+/** A row of a scenario: the mean of its runs, and the ratios to bare Express's. */
+export interface Summary {
+  readonly scenario: string;
+  readonly row: RowId;
+  readonly label: string;
+  readonly requestsPerSecond: number;
+  readonly runs: readonly number[];
+  readonly ratio: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p99Ratio: number;
+}
+
+export interface TargetResult {
+  readonly scenario: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+
+export function summarise(
+  scenario: string,
+  runs: readonly Run[],
+  labels: ReadonlyMap<RowId, string>,
+): Summary[] {
+  const of = (row: RowId) => runs.filter((run) => run.scenario === scenario && run.row === row);
+  const bare = of('bare');
+  const bareRps = mean(bare.map((run) => run.requestsPerSecond));
+  const bareP99 = mean(bare.map((run) => run.p99Ms));
+  return [...labels].map(([row, label]) => {
+    const measured = of(row);
+    const requestsPerSecond = mean(measured.map((run) => run.requestsPerSecond));
+    const p99Ms = mean(measured.map((run) => run.p99Ms));
+    return {
+      scenario,
+      row,
+      label,
+      requestsPerSecond,
+      runs: measured.map((run) => run.requestsPerSecond),
+      ratio: requestsPerSecond / bareRps,
+      p50Ms: mean(measured.map((run) => run.p50Ms)),
+      p99Ms,
+      p99Ratio: p99Ms / bareP99,
+    };
+  });
+}
+
+/** The issue's targets for a scenario, for the rows that were measured. */
+export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]): TargetResult[] {
+  const row = (id: RowId) => rows.find((summary) => summary.row === id);
+  const results: TargetResult[] = [];
+  const atLeast = (id: RowId, label: string, ratio: number) => {
+    const measured = row(id);
+    if (measured === undefined) return;
+    results.push({
+      scenario,
+      target: `${label}: at least ${ratio.toFixed(1)}× bare Express`,
+      measured: `${measured.ratio.toFixed(2)}×`,
+      met: measured.ratio >= ratio,
+    });
+  };
+  const ahead = (id: RowId, label: string, peer: RowId, peerLabel: string) => {
+    const [measured, other] = [row(id), row(peer)];
+    if (measured === undefined || other === undefined) return;
+    results.push({
+      scenario,
+      target: `${label}: ahead of ${peerLabel}`,
+      measured: `${(measured.requestsPerSecond / other.requestsPerSecond).toFixed(2)}× (${measured.requestsPerSecond.toFixed(0)} vs ${other.requestsPerSecond.toFixed(0)} req/s)`,
+      met: measured.requestsPerSecond > other.requestsPerSecond,
+    });
+  };
+  const p99 = (id: RowId, label: string, bare: RowId, bareLabel: string) => {
+    const [measured, other] = [row(id), row(bare)];
+    if (measured === undefined || other === undefined) return;
+    results.push({
+      scenario,
+      target: `${label}: p99 no worse than ${bareLabel}'s`,
+      measured: `${measured.p99Ms.toFixed(1)} vs ${other.p99Ms.toFixed(1)} ms`,
+      met: measured.p99Ms <= other.p99Ms,
+    });
+  };
+  const byHand = 'the hand-written Fastify app';
+  if (scenario === 'GET') {
+    atLeast('wk-node', 'node:http adapter', 3.0);
+    ahead('wk-fastify', 'Fastify adapter', 'fastify-reference', byHand);
+    atLeast('wk-express', 'Express adapter', 0.9);
+  } else {
+    atLeast('wk-express', 'Express adapter', 0.8);
+    ahead('wk-fastify', 'Fastify adapter', 'fastify-reference', byHand);
+    ahead('wk-node', 'node:http adapter', 'fastify-reference', byHand);
+  }
+  p99('wk-express', 'Express adapter', 'bare', 'bare Express');
+  p99('wk-fastify', 'Fastify adapter', 'fastify-bare', 'bare Fastify');
+  p99('wk-node', 'node:http adapter', 'node-bare', 'bare node:http');
+  return results;
+}
+
+export function printScenario(
+  title: string,
+  rows: readonly Summary[],
+  targets: readonly TargetResult[],
+): void {
+  console.log(`\n### ${title}\n`);
+  console.log(
+    '| stack | req/s | × bare Express | p50 / p99 ms | p99 × bare Express | runs req/s |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.label} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(2)} | ${row.p50Ms.toFixed(1)} / ${row.p99Ms.toFixed(1)} | ${row.p99Ratio.toFixed(2)} | ${row.runs.map((value) => value.toFixed(0)).join(', ')} |`,
+    );
+  }
+  console.log('');
+  for (const target of targets) {
+    console.log(`- ${target.target}: ${target.measured}, ${target.met ? 'met' : 'NOT met'}`);
+  }
+}

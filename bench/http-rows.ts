@@ -1,0 +1,173 @@
+// The rows of the HTTP bench: the hand-written peers (bench/server.ts) and workforce-kit's
+// reference server run as users run it (its bin, packages/server/dist/cli.js, with its defaults:
+// security headers, metrics, request ids, rate limits, LOG_LEVEL info), tokens verified as
+// AUTH_MODE=jwt does with an HS256 secret, issuer and audience; its rate limits raised so that the
+// load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import { BENCH_AUDIENCE, BENCH_ISSUER, BENCH_SECRET } from './fixtures.js';
+import { type Launched, launch } from './processes.js';
+
+export type RowId =
+  | 'bare'
+  | 'node-bare'
+  | 'fastify-bare'
+  | 'fastify-reference'
+  | 'openapi-backend'
+  | 'express-openapi-validator'
+  | 'wk-express'
+  | 'wk-express-no-metrics'
+  | 'wk-fastify'
+  | 'wk-node'
+  | 'wk-pglite'
+  | 'wk-postgres';
+
+export interface Row {
+  readonly id: RowId;
+  readonly label: string;
+  /** A peer of bench/server.ts, or the reference server with these settings. */
+  readonly peer?: string;
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+const memory = (framework: string) => ({ HTTP_FRAMEWORK: framework, STORE: 'memory' });
+
+/** The rows, in the order of the first pass (the second runs them backwards). */
+export function rows(stores: readonly string[]): Row[] {
+  return [
+    { id: 'bare', label: 'Express bare (the baseline)', peer: 'bare' },
+    { id: 'node-bare', label: 'node:http bare', peer: 'node-bare' },
+    { id: 'fastify-bare', label: 'Fastify bare', peer: 'fastify-bare' },
+    {
+      id: 'fastify-reference',
+      label: 'Fastify by hand (schemas, fast-json-stringify, jose)',
+      peer: 'fastify-reference',
+    },
+    { id: 'wk-fastify', label: 'workforce-kit on Fastify', settings: memory('fastify') },
+    { id: 'wk-node', label: 'workforce-kit on node:http', settings: memory('node') },
+    {
+      id: 'openapi-backend',
+      label: 'openapi-backend on node:http (ajv, jose)',
+      peer: 'openapi-backend',
+    },
+    { id: 'wk-express', label: 'workforce-kit on Express', settings: memory('express') },
+    {
+      id: 'wk-express-no-metrics',
+      label: 'workforce-kit on Express, METRICS=false',
+      settings: { ...memory('express'), METRICS: 'false' },
+    },
+    ...(stores.includes('pglite')
+      ? [
+          {
+            id: 'wk-pglite',
+            label: 'workforce-kit on PGlite (the default: Express, STORE=pglite)',
+            settings: {},
+          } as const,
+        ]
+      : []),
+    ...(stores.includes('postgres')
+      ? [
+          {
+            id: 'wk-postgres',
+            label: 'workforce-kit on PostgreSQL 15 (Express, STORE=postgres)',
+            settings: { STORE: 'postgres' },
+          } as const,
+        ]
+      : []),
+    {
+      id: 'express-openapi-validator',
+      label: 'Express + express-openapi-validator + jose',
+      peer: 'express-openapi-validator',
+    },
+  ];
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const cli = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
+
+/** What the servers inherit: enough to run Node, none of the bench's own settings. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const { PATH, HOME, TMPDIR } = process.env;
+  return { PATH, HOME, ...(TMPDIR === undefined ? {} : { TMPDIR }), NODE_ENV: 'production' };
+}
+
+/** Starts the rows' servers, each in `work` (logs, PGlite directories, the seed file). */
+export class RowStarter {
+  #database: Promise<PostgresServer> | undefined;
+  #starts = 0;
+
+  constructor(
+    private readonly work: string,
+    private readonly seedFile: string,
+  ) {}
+
+  async start(row: Row): Promise<Launched> {
+    const n = ++this.#starts;
+    const logFile = join(this.work, `${n}-${row.id}.log`);
+    if (row.peer !== undefined) {
+      return launch({
+        args: ['--import', 'tsx', 'server.ts', row.peer],
+        cwd: here,
+        env: baseEnv(),
+        logFile,
+        urlIn: (log) => {
+          const port = /\{"port":(\d+)\}/.exec(log)?.[1];
+          return port === undefined ? undefined : `http://127.0.0.1:${port}`;
+        },
+      });
+    }
+    const settings = { ...row.settings };
+    if (settings.STORE === 'postgres') {
+      this.#database ??= startPostgresServer();
+      settings.DATABASE_URL = await (await this.#database).createDatabase();
+    } else if (settings.STORE === undefined) {
+      settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
+    }
+    const server = await launch({
+      args: [cli],
+      cwd: this.work,
+      env: {
+        ...baseEnv(),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SEED_FILE: this.seedFile,
+        AUTH_MODE: 'jwt',
+        AUTH_HS256_SECRET: BENCH_SECRET,
+        AUTH_ISSUER: BENCH_ISSUER,
+        AUTH_AUDIENCE: BENCH_AUDIENCE,
+        RATE_LIMIT_PER_SECOND: '1000000000',
+        RATE_LIMIT_PER_15_MIN: '1000000000000',
+        ...settings,
+      },
+      logFile,
+      urlIn: (log) => /listening on (http:\/\/\S+)/.exec(log)?.[1],
+    });
+    await ready(server);
+    return server;
+  }
+
+  /** Stops the PostgreSQL server, if one was started (or is starting). */
+  async close(): Promise<void> {
+    const database = this.#database;
+    this.#database = undefined;
+    await (await database?.catch(() => undefined))?.destroy();
+  }
+}
+
+/** Waits until `/readyz` answers 200: the store is open (bounded by the launch's deadline). */
+async function ready(server: Launched): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ok = await fetch(`${server.url}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`${server.url}/readyz never answered 200`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

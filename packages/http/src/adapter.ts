@@ -1,0 +1,31 @@
+/**
+ * What an adapter author needs of the HTTP edge: `createApi`, whose `handle` is the request
+ * pipeline (plain request data in, a plain answer out), `writeAnswer` for a framework that answers
+ * on Node's `ServerResponse`, and the pieces of problem details and request ids an adapter's own
+ * host helpers use. The Express, Fastify and node:http adapters are built on these alone.
+ *
+ * @example
+ * ```ts
+ * import { createApi, writeAnswer } from '@workforce-kit/http/adapter';
+ *
+ * const api = createApi(options);
+ * const handler = (req, res, next) => {
+ *   const answering = api.handle({ method: req.method, url: req.url, headers: req.headers, address: req.socket.remoteAddress, body: req });
+ *   if (answering === undefined) return next();
+ *   answering.then((answer) => writeAnswer(res, answer));
+ * };
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { type Api, createApi } from './api.js';
+export type { ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
+export {
+  INTERNAL_ERROR,
+  problemBody,
+  problemStatus,
+  RETRY_AFTER_SECONDS,
+} from './problems.js';
+export { requestIdFrom } from './request-id.js';
+export type { AnsweredResponse } from './telemetry.js';
+export { writeAnswer } from './write-answer.js';

@@ -1,0 +1,106 @@
+import type { ApiOperation, ApiPath } from './operations.js';
+
+/** What a request's method and path name in the API. */
+export type RouteMatch =
+  | {
+      readonly kind: 'operation';
+      readonly operation: ApiOperation;
+      /** The path parameters, percent-decoded (one that does not decode, as sent). */
+      readonly params: Readonly<Record<string, string>>;
+      /** A parameter the spec constrains whose segment does not percent-decode: a 400. */
+      readonly undecodable: string | undefined;
+    }
+  /** A path of the API that does not answer this method: 405 with `Allow`. */
+  | { readonly kind: 'method-not-allowed'; readonly allow: string }
+  /** Under the API's prefixes, but no path of it: 404. */
+  | { readonly kind: 'not-found' };
+
+/** Matches a request's method and path (as sent, without the query) to the API; `undefined` when the path is not under its prefixes (the host's). */
+export type RouteTable = (method: string, path: string) => RouteMatch | undefined;
+
+interface CompiledPath {
+  /** The template's segments; a parameter's is `undefined`, with its name in `names`. */
+  readonly literals: readonly (string | undefined)[];
+  readonly names: readonly (string | undefined)[];
+  readonly allow: string;
+  readonly byMethod: ReadonlyMap<string, ApiOperation>;
+}
+
+const NOT_FOUND: RouteMatch = { kind: 'not-found' };
+
+function decoded(segment: string): string | undefined {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The routing of the API, compiled once from the spec's paths: a path matches a template segment
+ * for segment, case-sensitive, each parameter one non-empty segment (percent-decoded after the
+ * split, so `%2F` stays inside its parameter), no trailing or doubled slash. HEAD is answered as
+ * GET. A path under the prefixes that matches no template is the API's 404; a path outside them
+ * is left to the host.
+ *
+ * @example
+ * ```ts
+ * const route = routeTable(operations, pathsOf(operations), prefixesOf(operations));
+ * route('GET', '/labor/v1/shifts/POS%3A42'); // { kind: 'operation', params: { shiftId: 'POS:42' }, … }
+ * ```
+ */
+export function routeTable(
+  operations: readonly ApiOperation[],
+  paths: readonly ApiPath[],
+  prefixes: readonly string[],
+): RouteTable {
+  const compiled = new Map<number, CompiledPath[]>();
+  for (const { template, allow } of paths) {
+    const segments = template.split('/');
+    const path: CompiledPath = {
+      literals: segments.map((segment) => (segment.startsWith('{') ? undefined : segment)),
+      names: segments.map((segment) =>
+        segment.startsWith('{') ? segment.slice(1, -1) : undefined,
+      ),
+      allow,
+      byMethod: new Map(
+        operations.filter((op) => op.path === template).map((op) => [op.method, op] as const),
+      ),
+    };
+    compiled.set(segments.length, [...(compiled.get(segments.length) ?? []), path]);
+  }
+  const owned = prefixes.map((prefix) => [prefix, `${prefix}/`] as const);
+
+  return (method, path) => {
+    if (!owned.some(([prefix, under]) => path.startsWith(under) || path === prefix)) {
+      return undefined;
+    }
+    const segments = path.split('/');
+    for (const candidate of compiled.get(segments.length) ?? []) {
+      if (
+        !candidate.literals.every((literal, i) => literal === undefined || literal === segments[i])
+      ) {
+        continue;
+      }
+      if (segments.some((segment, i) => candidate.names[i] !== undefined && segment === '')) {
+        continue;
+      }
+      const operation = candidate.byMethod.get(method === 'HEAD' ? 'GET' : method);
+      if (operation === undefined) return { kind: 'method-not-allowed', allow: candidate.allow };
+      const params: Record<string, string> = {};
+      let undecodable: string | undefined;
+      for (let i = 0; i < segments.length; i++) {
+        const name = candidate.names[i];
+        if (name === undefined) continue;
+        const raw = segments[i] as string;
+        const value = decoded(raw);
+        // Taken as sent; refused (after the token is checked) where the spec constrains it.
+        if (value === undefined && !operation.unconstrainedParams.has(name)) undecodable ??= name;
+        params[name] = value ?? raw;
+      }
+      return { kind: 'operation', operation, params, undecodable };
+    }
+    return NOT_FOUND;
+  };
+}

@@ -1,0 +1,25 @@
+import type { ServerResponse } from 'node:http';
+import type { ApiAnswer } from './pipeline.js';
+
+/**
+ * Writes the pipeline's answer on Node's response, as the Express and node:http adapters do (both
+ * answer on a `ServerResponse`): the status and headers in one `writeHead` (with those the host
+ * set before, such as its security headers), then the body (none for HEAD: Node drops it). A
+ * response that has already started (the host answered, or the client is gone) is left as it is.
+ * When the API observes its requests, their end is recorded as the response closes.
+ *
+ * @example
+ * ```ts
+ * api.handle(request)?.then((answer) => writeAnswer(res, answer));
+ * ```
+ */
+export function writeAnswer(res: ServerResponse, answer: ApiAnswer): void {
+  const { closed } = answer;
+  if (closed !== undefined) {
+    if (res.closed) closed(res);
+    else res.once('close', () => closed(res));
+  }
+  if (res.headersSent) return;
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}

@@ -1,0 +1,153 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { ProblemOccurrence } from '@workforce-kit/http';
+import {
+  INTERNAL_ERROR,
+  problemBody,
+  problemStatus,
+  requestIdFrom,
+} from '@workforce-kit/http/adapter';
+import { createRequestHandler } from '@workforce-kit/node-adapter';
+import getRawBody from 'raw-body';
+import {
+  type AppParts,
+  afterBody,
+  type HostAnswer,
+  type HostRoute,
+  NOT_FOUND,
+  SERVED_WHILE_STARTING,
+  STARTING,
+} from './host-routes.js';
+import { securityHeaders } from './security-headers.js';
+
+const UNDECODABLE_PATH: ProblemOccurrence = {
+  code: 'VALIDATION_FAILED',
+  detail: 'The request has 1 invalid input.',
+  errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
+};
+const BODY_TOO_LARGE: ProblemOccurrence = {
+  code: 'PAYLOAD_TOO_LARGE',
+  detail: 'The request body is too large.',
+};
+const BODY_UNREADABLE: ProblemOccurrence = {
+  code: 'MALFORMED_JSON',
+  detail: 'The request body cannot be read.',
+};
+
+/** A host route's path as a matcher: the value of its one parameter (or '' when it has none). */
+function matcher(path: string): (requested: string) => string | undefined {
+  const colon = path.indexOf(':');
+  if (colon < 0) return (requested) => (requested === path ? '' : undefined);
+  const prefix = path.slice(0, colon);
+  return (requested) => {
+    if (!requested.startsWith(prefix)) return undefined;
+    const value = requested.slice(prefix.length);
+    return value === '' || value.includes('/') ? undefined : value;
+  };
+}
+
+/**
+ * The reference server's app on node:http, with no framework: security headers for every path,
+ * the start gate, the host routes (in order, as Express matches them: a GET route answers HEAD,
+ * an `ALL` route the methods the routes before it do not take), the API's request handler, a 404
+ * and a 500 for what fails unexpectedly. Every answer carries an X-Request-Id (the API's own for
+ * its paths) and every error is problem details under it.
+ */
+export function nodeApp(parts: AppParts): RequestListener {
+  const routes = parts.routes.map((route) => ({ route, match: matcher(route.path) }));
+
+  function answer(req: IncomingMessage, res: ServerResponse, hostAnswer: HostAnswer): void {
+    if (res.headersSent) return;
+    const requestId = requestIdFrom(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', requestId);
+    if (hostAnswer.problem !== undefined) {
+      const { problem } = hostAnswer;
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const body = JSON.stringify(
+        problemBody(problem, requestId, query < 0 ? url : url.slice(0, query)),
+      );
+      res.writeHead(problemStatus(problem.code), {
+        ...problem.headers,
+        'Content-Type': 'application/problem+json; charset=utf-8',
+        'Content-Length': String(Buffer.byteLength(body)),
+      });
+      res.end(body);
+      return;
+    }
+    res.writeHead(hostAnswer.status, {
+      ...hostAnswer.headers,
+      'Content-Type': hostAnswer.type,
+      'Content-Length': String(Buffer.byteLength(hostAnswer.body)),
+    });
+    res.end(hostAnswer.body);
+  }
+
+  async function serveHost(
+    route: HostRoute,
+    param: string,
+    req: IncomingMessage,
+  ): Promise<HostAnswer> {
+    let value: string | undefined;
+    if (route.path.includes(':')) {
+      try {
+        value = decodeURIComponent(param);
+      } catch {
+        return { problem: UNDECODABLE_PATH };
+      }
+    }
+    let body: Buffer | undefined;
+    if (route.bodyLimit !== undefined) {
+      try {
+        body = await getRawBody(req, { limit: route.bodyLimit });
+      } catch (error) {
+        const tooLarge = (error as { type?: string }).type === 'entity.too.large';
+        return { problem: tooLarge ? BODY_TOO_LARGE : BODY_UNREADABLE };
+      }
+    }
+    return route.handle({
+      headers: req.headers,
+      body,
+      address: req.socket.remoteAddress,
+      param: value,
+    });
+  }
+
+  const notFound = (req: IncomingMessage, res: ServerResponse) =>
+    afterBody(req, () => answer(req, res, { problem: NOT_FOUND }));
+  const api = createRequestHandler(parts.api);
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (!parts.started() && !SERVED_WHILE_STARTING.has(path)) {
+      answer(req, res, { problem: STARTING });
+      return;
+    }
+    const method = req.method ?? 'GET';
+    for (const { route, match } of routes) {
+      const param = match(path);
+      if (param === undefined) continue;
+      if (!(route.method === method || route.method === 'ALL')) {
+        if (!(route.method === 'GET' && method === 'HEAD')) continue;
+      }
+      serveHost(route, param, req).then(
+        (hostAnswer) => answer(req, res, hostAnswer),
+        (error: unknown) => {
+          parts.logger.error({ err: error, method, path }, 'unexpected error');
+          answer(req, res, { problem: INTERNAL_ERROR });
+        },
+      );
+      return;
+    }
+    api(req, res, () => notFound(req, res));
+  }
+
+  return (req, res) => {
+    securityHeaders(req, res, (error?: unknown) => {
+      if (error === undefined) return route(req, res);
+      parts.logger.error({ err: error }, 'unexpected error');
+      answer(req, res, { problem: INTERNAL_ERROR });
+    });
+  };
+}
