@@ -82,6 +82,15 @@ WITH retired AS (DELETE FROM outbox_destinations WHERE destination = $1 RETURNIN
 SELECT count(*)::int AS n FROM removed`;
 
 /**
+ * The dead deliveries a redrive or a purge acts on: all, or the destination `$1`'s, or the events
+ * `$2`'s (their ids).
+ */
+const DEAD_OF_DESTINATION_OR_EVENTS = `d.state = 'dead'
+    AND ($1::text IS NULL OR d.destination = $1)
+    AND ($2::uuid[] IS NULL OR d.event_position IN (
+          SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))`;
+
+/**
  * Puts dead deliveries back to pending, due now, attempts from zero: all, or the destination
  * `$1`'s, or the events `$2`'s; notifies the relays when any was. The number re-driven, `n`.
  */
@@ -89,10 +98,7 @@ export const REDRIVE = `
 WITH redriven AS (
   UPDATE outbox_deliveries AS d
   SET state = 'pending', attempts = 0, next_attempt_at = now(), claim_id = NULL, claimed_until = NULL
-  WHERE d.state = 'dead'
-    AND ($1::text IS NULL OR d.destination = $1)
-    AND ($2::uuid[] IS NULL OR d.event_position IN (
-          SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
+  WHERE ${DEAD_OF_DESTINATION_OR_EVENTS}
   RETURNING 1
 ), notified AS (
   SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM redriven)
@@ -134,10 +140,7 @@ export const VACUUM_OUTBOX = 'VACUUM outbox_deliveries, outbox';
 export const PURGE_DEAD = `
 WITH purged AS (
   DELETE FROM outbox_deliveries AS d
-  WHERE d.state = 'dead'
-    AND ($1::text IS NULL OR d.destination = $1)
-    AND ($2::uuid[] IS NULL OR d.event_position IN (
-          SELECT position FROM outbox WHERE event_id = ANY ($2::uuid[])))
+  WHERE ${DEAD_OF_DESTINATION_OR_EVENTS}
   RETURNING 1
 ), notified AS (
   SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM purged)
