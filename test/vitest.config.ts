@@ -8,5 +8,8 @@ export default defineProject({
     include: ['**/*.test.ts'],
     // packaging/ is a project of its own (see its vitest.config.ts).
     exclude: ['node_modules/**', 'packaging/**'],
+    // A bound for a test that hangs, not a speed check: a loaded machine takes longer.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });
