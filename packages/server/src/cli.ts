@@ -3,10 +3,15 @@
 // First, before PGlite's WebAssembly is compiled: V8's flag that keeps it small (see the module).
 import './liftoff-only.js';
 import { resolve } from 'node:path';
-import { pino } from 'pino';
 import { GENERATED_SECRET_HINT, loadConfig } from './config.js';
 import { curlSession } from './curl-session.js';
-import { describeStore, type RunningServer, StartupError, startServer } from './server.js';
+import {
+  describeStore,
+  type RunningServer,
+  StartupError,
+  serverLogger,
+  startServer,
+} from './server.js';
 import { webhooksCommand } from './webhooks-command.js';
 
 // `workforce-kit webhooks status|redrive|purge|retire`: the operator's command, on the server's store.
@@ -23,7 +28,7 @@ if (config.isErr()) {
   process.stderr.write(`workforce-kit cannot start:\n  ${config.error.messages.join('\n  ')}\n`);
   process.exit(2);
 }
-const logger = pino({ level: config.value.logLevel });
+const logger = serverLogger(config.value.logLevel);
 const { auth } = config.value;
 if (auth.mode === 'dev' && auth.exposed) {
   process.stderr.write(
