@@ -158,10 +158,15 @@ describe.each(HTTP_FRAMEWORKS)('the reference server on %s', (framework) => {
       '/docs',
       '/openapi.yaml',
       '/nowhere',
+      // The API's: a 401 (no token), a 404 under its prefix, a 405.
       `/restaurants/v1/restaurants/${HARBOR}`,
+      '/labor/v1/nowhere',
+      '/labor/v1/shifts/AUTH:1',
     ]) {
       const res = await fetch(`${server.url}${path}`);
+      // Each once: a header written twice would read "nosniff, nosniff".
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('strict-transport-security'), path).toMatch(/^max-age=\d+/);
       expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
       expect(res.headers.get('x-frame-options'), path).toBe('DENY');
       expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');

@@ -784,6 +784,36 @@ for (const adapter of ADAPTERS) {
         expect(res.headers.etag).toBeUndefined();
       }
     });
+
+    it("add the host's responseHeaders to every answer, but never in place of the API's own", async () => {
+      const t = await testApp(adapter, {
+        responseHeaders: {
+          'Strict-Transport-Security': 'max-age=31536000',
+          'x-frame-options': 'DENY',
+          // The API's own, in other letter cases: not taken.
+          'cache-control': 'public, max-age=600',
+          'X-REQUEST-ID': 'fixed',
+          'Content-Type': 'text/plain',
+        },
+      });
+      const token = await tokenFor([t.world.restaurant.guid]);
+      const found = await request(t.url)
+        .get(restaurantPath(t.world))
+        .set('Authorization', `Bearer ${token}`)
+        .set(CONTEXT, t.world.restaurant.guid);
+      const refused = await request(t.url).get(restaurantPath(t.world));
+      const notAllowed = await request(t.url).post(restaurantPath(t.world));
+      expect([found.status, refused.status, notAllowed.status]).toEqual([200, 401, 405]);
+      for (const res of [found, refused, notAllowed]) {
+        expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
+        expect(res.headers['x-frame-options']).toBe('DENY');
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.headers['x-request-id']).toMatch(UUID);
+        expect(res.headers['content-type']).toMatch(
+          /^application\/(problem\+)?json; charset=utf-8$/,
+        );
+      }
+    });
   });
 
   describe(`${adapter.name}: the request log`, () => {

@@ -92,6 +92,8 @@ export interface PipelineParts {
   readonly route: RouteTable;
   readonly logger: Logger;
   readonly logRequests: boolean;
+  /** The host's headers on every answer (`ApiOptions.responseHeaders`). */
+  readonly responseHeaders: Readonly<Record<string, string>>;
   readonly verifier: AccessTokenVerifier;
   readonly rateLimiter: RateLimiter | undefined;
   readonly bodyLimitBytes: number;
@@ -108,6 +110,21 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
+/** The headers the API sets itself, which the host's `responseHeaders` cannot replace. */
+const API_HEADERS: ReadonlySet<string> = new Set([
+  'allow',
+  'cache-control',
+  'connection',
+  'content-length',
+  'content-type',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'retry-after',
+  'www-authenticate',
+  'x-content-type-options',
+  'x-request-id',
+]);
 const NOT_FOUND: ProblemOccurrence = { code: 'NOT_FOUND', detail: 'No operation has this path.' };
 const UNSUPPORTED_MEDIA_TYPE: ProblemOccurrence = {
   code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -146,6 +163,18 @@ class Exchange {
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { logger, responseValidator, telemetry, rateLimiter } = parts;
+  // What every answer carries, merged once: the host's headers (but those the API sets itself,
+  // in any letter case), then the API's.
+  const everyAnswer: Readonly<Record<string, string>> = {
+    ...Object.fromEntries(
+      Object.entries(parts.responseHeaders).filter(
+        ([name]) => !API_HEADERS.has(name.toLowerCase()),
+      ),
+    ),
+    // Answers carry personal data (employees) and are never to be cached or sniffed.
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  };
   const deadlines = new RequestDeadlines<Exchange>(parts.requestTimeoutMs, (exchange) => {
     exchange.log.warn({ timeoutMs: parts.requestTimeoutMs }, 'request timed out');
     exchange.answer(
@@ -158,7 +187,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     );
   });
 
-  /** The headers of every answer, then the answer's own. */
+  /** The headers of every answer (the host's, then the API's), then the answer's own. */
   function headersOf(
     exchange: Exchange,
     limits: Readonly<Record<string, string>>,
@@ -167,9 +196,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     own: Readonly<Record<string, string>> | undefined,
   ): Record<string, string> {
     return {
-      // Answers carry personal data (employees) and are never to be cached or sniffed.
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
+      ...everyAnswer,
       'X-Request-Id': exchange.requestId,
       ...limits,
       ...own,

@@ -22,6 +22,7 @@ import { devLoginRoutes } from './dev-login.js';
 import { docsRoutes } from './docs.js';
 import { type AppParts, healthRoutes } from './host-routes.js';
 import { metricsRoute, serverRegistry } from './metrics.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { StartupError } from './startup-error.js';
 import { startTracing, type Tracing } from './tracing.js';
 
@@ -89,6 +90,8 @@ export async function buildApp(context: AppContext, server: Server): Promise<App
         ...(context.sharedLimiter === undefined ? {} : { limiter: context.sharedLimiter }),
       },
       requestTimeoutMs: config.requestTimeoutMs,
+      // helmet's headers, in each answer's one write (the host's routes set them themselves).
+      responseHeaders: SECURITY_HEADERS,
       onEvent: (event) => logger.info({ event }, 'domain event'),
       ...(registry === undefined ? {} : { metrics: { registry } }),
       tracing: tracing !== undefined,

@@ -14,7 +14,7 @@ import {
   SERVED_WHILE_STARTING,
   STARTING,
 } from './host-routes.js';
-import { securityHeaders } from './security-headers.js';
+import { setSecurityHeaders } from './security-headers.js';
 
 function send(res: Response, answer: HostAnswer): void {
   if (answer.problem !== undefined) {
@@ -26,19 +26,28 @@ function send(res: Response, answer: HostAnswer): void {
 }
 
 /**
- * The reference server's app on Express: security headers and request ids for every path, the start gate, the host
- * routes, the API router, a 404 and the problem handler.
+ * The reference server's app on Express: the start gate, the API router (its answers carry the
+ * security headers through its `responseHeaders`, in their one write), then for every other path
+ * the security headers and a request id, the host routes, a 404 and the problem handler.
  */
 export function expressApp(parts: AppParts): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(securityHeaders);
+  app.use((req, res, next) => {
+    if (parts.started() || SERVED_WHILE_STARTING.has(req.path)) {
+      next();
+      return;
+    }
+    setSecurityHeaders(res);
+    sendProblem(res, STARTING);
+  });
+  app.use(createRouter(parts.api));
+  app.use((_req, res, next) => {
+    setSecurityHeaders(res);
+    next();
+  });
   // Every response carries an X-Request-Id, and every error is problem details under it.
   app.use(requestIds());
-  app.use((req, res, next) => {
-    if (parts.started() || SERVED_WHILE_STARTING.has(req.path)) next();
-    else sendProblem(res, STARTING);
-  });
   for (const route of parts.routes) {
     const method = route.method === 'ALL' ? 'all' : route.method === 'POST' ? 'post' : 'get';
     const { bodyLimit } = route;
@@ -59,7 +68,6 @@ export function expressApp(parts: AppParts): express.Express {
         .then((answer) => send(res, answer), next);
     });
   }
-  app.use(createRouter(parts.api));
   app.use((req, res) => afterBody(req, () => sendProblem(res, NOT_FOUND)));
   app.use(problemHandler({ logger: parts.logger }));
   return app;

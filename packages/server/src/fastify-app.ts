@@ -6,9 +6,9 @@ import {
   sendProblem,
   workforceKit,
 } from '@workforce-kit/fastify-adapter';
-import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
 import { type AppParts, NOT_FOUND, SERVED_WHILE_STARTING, STARTING } from './host-routes.js';
-import { securityHeaders } from './security-headers.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 const UNDECODABLE_PATH = {
   code: 'VALIDATION_FAILED',
@@ -19,38 +19,42 @@ const UNDECODABLE_PATH = {
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
 /**
- * The reference server's app on Fastify: security headers and request ids for every path, the start gate, the host
- * routes, the API plugin, a 404 and the problem handler. It serves on the server `serverFactory`
- * makes.
+ * The reference server's app on Fastify: the start gate, the host routes (with the security
+ * headers and a request id), the API plugin (its answers carry the security headers through its
+ * `responseHeaders`, in their one write), a 404 and the problem handler, which set the security
+ * headers too. It serves on the server `serverFactory` makes.
  */
 export async function fastifyApp(
   parts: AppParts,
   serverFactory: (handler: RequestListener) => Server,
 ): Promise<FastifyInstance> {
+  const problems = problemErrorHandler(parts.logger);
   const app = Fastify({
     serverFactory: (handler) => serverFactory(handler),
     // A path that does not percent-decode is refused by Fastify before any route or hook: the
     // API answers those of its paths, as on the other frameworks; the rest are problem details.
-    frameworkErrors: frameworkErrors((error, request, reply) =>
-      error.code === 'FST_ERR_BAD_URL'
+    frameworkErrors: frameworkErrors((error, request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      return error.code === 'FST_ERR_BAD_URL'
         ? sendProblem(request, reply, UNDECODABLE_PATH)
-        : problemErrorHandler(parts.logger)(error, request, reply),
-    ),
+        : problems(error, request, reply);
+    }),
   });
-  app.addHook('onRequest', (request, reply, done) =>
-    securityHeaders(request.raw, reply.raw, (error?: unknown) =>
-      done(error instanceof Error ? error : undefined),
-    ),
-  );
-  // Every response carries an X-Request-Id, and every error is problem details under it.
-  app.addHook('onRequest', requestIds);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (parts.started() || SERVED_WHILE_STARTING.has(request.routeOptions.url ?? '')) {
-      return undefined;
+      done();
+      return;
     }
-    return sendProblem(request, reply, STARTING);
+    reply.headers(SECURITY_HEADERS);
+    sendProblem(request, reply, STARTING);
   });
   await app.register(async (host) => {
+    host.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(SECURITY_HEADERS);
+      done();
+    });
+    // Every response carries an X-Request-Id, and every error is problem details under it.
+    host.addHook('onRequest', requestIds);
     // The host routes read raw bodies (the login decodes its own); no other part parses.
     host.removeAllContentTypeParsers();
     host.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) =>
@@ -86,7 +90,11 @@ export async function fastifyApp(
     }
   });
   await app.register(workforceKit, parts.api);
-  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, NOT_FOUND));
-  app.setErrorHandler(problemErrorHandler(parts.logger));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply.headers(SECURITY_HEADERS), NOT_FOUND),
+  );
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    problems(error, request, reply.headers(SECURITY_HEADERS)),
+  );
   return app;
 }

@@ -17,7 +17,7 @@ import {
   SERVED_WHILE_STARTING,
   STARTING,
 } from './host-routes.js';
-import { securityHeaders } from './security-headers.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 const UNDECODABLE_PATH: ProblemOccurrence = {
   code: 'VALIDATION_FAILED',
@@ -46,8 +46,8 @@ function matcher(path: string): (requested: string) => string | undefined {
 }
 
 /**
- * The reference server's app on node:http, with no framework: security headers for every path,
- * the start gate, the host routes (in order, as Express matches them: a GET route answers HEAD,
+ * The reference server's app on node:http, with no framework: security headers on every answer
+ * (the API's through its `responseHeaders`, in the answer's one write), the start gate, the host routes (in order, as Express matches them: a GET route answers HEAD,
  * an `ALL` route the methods the routes before it do not take), the API's request handler, a 404
  * and a 500 for what fails unexpectedly. Every answer carries an X-Request-Id (the API's own for
  * its paths) and every error is problem details under it.
@@ -58,7 +58,6 @@ export function nodeApp(parts: AppParts): RequestListener {
   function answer(req: IncomingMessage, res: ServerResponse, hostAnswer: HostAnswer): void {
     if (res.headersSent) return;
     const requestId = requestIdFrom(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', requestId);
     if (hostAnswer.problem !== undefined) {
       const { problem } = hostAnswer;
       const url = req.url ?? '/';
@@ -67,6 +66,8 @@ export function nodeApp(parts: AppParts): RequestListener {
         problemBody(problem, requestId, query < 0 ? url : url.slice(0, query)),
       );
       res.writeHead(problemStatus(problem.code), {
+        ...SECURITY_HEADERS,
+        'X-Request-Id': requestId,
         ...problem.headers,
         'Content-Type': 'application/problem+json; charset=utf-8',
         'Content-Length': String(Buffer.byteLength(body)),
@@ -75,6 +76,8 @@ export function nodeApp(parts: AppParts): RequestListener {
       return;
     }
     res.writeHead(hostAnswer.status, {
+      ...SECURITY_HEADERS,
+      'X-Request-Id': requestId,
       ...hostAnswer.headers,
       'Content-Type': hostAnswer.type,
       'Content-Length': String(Buffer.byteLength(hostAnswer.body)),
@@ -143,11 +146,5 @@ export function nodeApp(parts: AppParts): RequestListener {
     api(req, res, () => notFound(req, res));
   }
 
-  return (req, res) => {
-    securityHeaders(req, res, (error?: unknown) => {
-      if (error === undefined) return route(req, res);
-      parts.logger.error({ err: error }, 'unexpected error');
-      answer(req, res, { problem: INTERNAL_ERROR });
-    });
-  };
+  return route;
 }

@@ -1,19 +1,18 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import helmet from 'helmet';
 
 /**
- * The headers a scanner expects on every response of the reference server, set by `helmet`
- * (made once, at start): `X-Content-Type-Options: nosniff`, `Strict-Transport-Security`,
- * `Referrer-Policy: no-referrer`, `X-Frame-Options`, the `Cross-Origin-*` policies, and a
- * restrictive `Content-Security-Policy` under which `/docs` still works: its script, styles and
- * icon are files of this server (`'self'`), Swagger UI's icons are `data:` images, and its calls
- * (the spec, "Try it out", the login) go to this server. Nothing is inline and nothing comes from
- * elsewhere. `upgrade-insecure-requests` is left out: the server speaks plain HTTP (TLS ends at a
- * proxy in front of it, when there is one), and the page must load over it.
- *
- * A Connect-style middleware over Node's request and response, so Express uses it as it is and
- * Fastify from an `onRequest` hook.
+ * The headers a scanner expects on every response of the reference server, set by `helmet`:
+ * `X-Content-Type-Options: nosniff`, `Strict-Transport-Security`, `Referrer-Policy: no-referrer`,
+ * `X-Frame-Options`, the `Cross-Origin-*` policies, and a restrictive `Content-Security-Policy`
+ * under which `/docs` still works: its script, styles and icon are files of this server
+ * (`'self'`), Swagger UI's icons are `data:` images, and its calls (the spec, "Try it out", the
+ * login) go to this server. Nothing is inline and nothing comes from elsewhere.
+ * `upgrade-insecure-requests` is left out: the server speaks plain HTTP (TLS ends at a proxy in
+ * front of it, when there is one), and the page must load over it.
  */
-export const securityHeaders = helmet({
+const helmetMiddleware = helmet({
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {
@@ -32,3 +31,35 @@ export const securityHeaders = helmet({
   },
   frameguard: { action: 'deny' },
 });
+
+/**
+ * The headers helmet sets, read once at start-up from a response it is given: with these options
+ * (no nonce, nothing per request) it sets the same headers on every response, so the server
+ * writes them as they are rather than running helmet for each request. The API's answers carry
+ * them through `ApiOptions.responseHeaders`, in the answer's one write; the host's own routes set
+ * them with {@link setSecurityHeaders}.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
+  const res = new ServerResponse(new IncomingMessage(new Socket()));
+  const headers: Record<string, string> = {};
+  const setHeader = res.setHeader.bind(res);
+  // Recorded as helmet names them (getHeaders() would give them in lower case).
+  res.setHeader = (name, value) => {
+    headers[name] = String(value);
+    return setHeader(name, value);
+  };
+  let done = false;
+  helmetMiddleware(res.req, res, (error?: unknown) => {
+    if (error !== undefined) throw error;
+    done = true;
+  });
+  if (!done) throw new Error('helmet did not set its headers at once');
+  return Object.freeze(headers);
+})();
+
+const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+
+/** Sets {@link SECURITY_HEADERS} on a response of the host's own routes (health, docs, login). */
+export function setSecurityHeaders(res: ServerResponse): void {
+  for (const [name, value] of SECURITY_HEADER_ENTRIES) res.setHeader(name, value);
+}
