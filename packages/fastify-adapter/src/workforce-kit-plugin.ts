@@ -22,7 +22,9 @@ function send(reply: FastifyReply, answer: ApiAnswer): FastifyReply {
     else res.once('close', () => closed(res));
   }
   if (reply.sent) return reply;
-  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  const { headers } = answer;
+  for (let i = 0; i < headers.length; i += 2) reply.header(headers[i] as string, headers[i + 1]);
+  return reply.code(answer.status).send(answer.body);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
-import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { createRateLimiter, type RateLimitOptions, type RateLimitWindow } from './rate-limit.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
 import { routeTable } from './route-table.js';
@@ -147,7 +147,12 @@ export function createApi(options: ApiOptions): Api {
   const metrics = options.metrics && httpMetrics(options.metrics.registry);
   const tracing = options.tracing ?? tracingSdkRegistered();
   const rateLimiter =
-    options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? {});
+    options.rateLimit === false
+      ? undefined
+      : createRateLimiter(
+          options.rateLimit ?? {},
+          metrics && { onRefusal: countRefusals(metrics) },
+        );
   const run = createOperationRunner({
     // With metrics or tracing, each call of the store's ports is measured; without, none is wrapped.
     ...(metrics !== undefined || tracing
@@ -164,7 +169,7 @@ export function createApi(options: ApiOptions): Api {
     logRequests: logger.isLevelEnabled?.('info') ?? true,
     responseHeaders: options.responseHeaders ?? {},
     verifier: options.auth,
-    rateLimiter: metrics && rateLimiter ? countingRefusals(rateLimiter, metrics) : rateLimiter,
+    rateLimiter,
     bodyLimitBytes: options.bodyLimitBytes ?? API_DEFAULTS.bodyLimitBytes,
     requestTimeoutMs: options.requestTimeoutMs ?? API_DEFAULTS.requestTimeoutMs,
     requestValidators: compileRequestValidators(openapiDocument, operations),
@@ -187,8 +192,8 @@ export function createApi(options: ApiOptions): Api {
   return { handle, operations, prefixes, logger };
 }
 
-/** The rate limiter, with each refusal counted by the window that refused. */
-function countingRefusals(limiter: RateLimiter, metrics: HttpMetrics): RateLimiter {
+/** Counts each refusal by the window that refused. */
+function countRefusals(metrics: HttpMetrics): (window: RateLimitWindow['name']) => void {
   const byWindow = {
     second: metrics.rateLimitRefusals.labels('second'),
     '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
@@ -196,11 +201,5 @@ function countingRefusals(limiter: RateLimiter, metrics: HttpMetrics): RateLimit
   // Both series from the start, at 0: a rate of refusals is then defined before the first one.
   byWindow.second.inc(0);
   byWindow['15 minutes'].inc(0);
-  return {
-    async check(key, log) {
-      const decision = await limiter.check(key, log);
-      if (decision.refusedBy !== undefined) byWindow[decision.refusedBy].inc();
-      return decision;
-    },
-  };
+  return (window) => byWindow[window].inc();
 }

@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from './logger.js';
 import type { ProblemOccurrence } from './problems.js';
 
@@ -36,9 +35,9 @@ export interface RateLimitOptions {
   /** Requests per 15 minutes. @default 10000 */
   readonly per15Minutes?: number;
   /**
-   * Makes the counter of a window. The default counts in memory, so the limits are per process;
-   * return a shared one (a rate-limiter-flexible `RateLimiterPostgres`, `RateLimiterRedis`, …) to
-   * share them between processes.
+   * Makes the counter of a window. The default counts in memory (at once, without a promise), so
+   * the limits are per process; return a shared one (a rate-limiter-flexible
+   * `RateLimiterPostgres`, `RateLimiterRedis`, …) to share them between processes.
    * @default a bounded in-memory counter per window
    * @example
    * ```ts
@@ -61,31 +60,44 @@ export const RATE_LIMIT_DEFAULTS = {
   maxKeys: 10_000,
 } as const;
 
+/** What the default in-memory counter keeps of a key: its requests in the window, and its end. */
+interface KeyWindow {
+  counted: number;
+  readonly resetsAt: number;
+}
+
+/** A counter that answers at once, in this process's memory. */
+export interface MemoryWindowCounter {
+  /** Counts a request of `key`: the count after it, and whether the window had no point left. */
+  consume(key: string): { readonly count: WindowCount; readonly spent: boolean };
+  /** How many keys it holds. */
+  readonly size: number;
+}
+
 /**
- * The default limiter of a window: counts in this process's memory, for at most `maxKeys` keys.
- * rate-limiter-flexible keeps a key until its window ends (15 minutes for the long one), so
- * requests naming ever new restaurant contexts would grow memory without bound; here the least
- * recently counted key is dropped (and its count with it) once `maxKeys` are held.
+ * The default limiter of a window: a fixed window per key, from its first request, counted in
+ * this process's memory and answered at once (no promise, no timer per key). At most `maxKeys`
+ * keys are held: past it, the least recently counted key is dropped, and its count with it, so
+ * that requests naming ever new restaurant contexts cannot grow memory without bound. A refused
+ * request is not counted (a key's count stops at the window's points).
  */
-export function boundedMemoryCounter(
-  window: RateLimitWindow,
-  maxKeys: number,
-): WindowCounter & { readonly size: number } {
-  const limiter = new RateLimiterMemory({
-    keyPrefix: window.name,
-    points: window.points,
-    duration: window.durationSeconds,
-  });
-  const keys = new LRUCache<string, true>({
-    max: maxKeys,
-    dispose: (_held, key, reason) => {
-      if (reason === 'evict') void limiter.delete(key);
-    },
-  });
+export function memoryWindowCounter(window: RateLimitWindow, maxKeys: number): MemoryWindowCounter {
+  const durationMs = window.durationSeconds * 1000;
+  const keys = new LRUCache<string, KeyWindow>({ max: maxKeys });
   return {
     consume(key) {
-      keys.set(key, true);
-      return limiter.consume(key);
+      const now = Date.now();
+      let held = keys.get(key);
+      if (held === undefined || held.resetsAt <= now) {
+        held = { counted: 0, resetsAt: now + durationMs };
+        keys.set(key, held);
+      }
+      const spent = held.counted >= window.points;
+      if (!spent) held.counted += 1;
+      return {
+        count: { remainingPoints: window.points - held.counted, msBeforeNext: held.resetsAt - now },
+        spent,
+      };
     },
     get size() {
       return keys.size;
@@ -97,13 +109,14 @@ export function boundedMemoryCounter(
 export interface RateLimitDecision {
   readonly headers: Readonly<Record<string, string>>;
   readonly refused: ProblemOccurrence | undefined;
-  /** The window that refused the request, when it is refused. */
-  readonly refusedBy?: RateLimitWindow['name'];
 }
 
-/** Counts requests by key and decides: let through, or 429. */
+/**
+ * Counts requests by key and decides: let through, or 429. The default in-memory limits decide at
+ * once; a shared limiter's decision is a promise.
+ */
 export interface RateLimiter {
-  check(key: string, log: Logger): Promise<RateLimitDecision>;
+  check(key: string, log: Logger): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -125,36 +138,98 @@ function isCount(value: unknown): value is WindowCount {
   );
 }
 
+/** The 429 of the window that refused, described by its headers. */
+function refusal(window: RateLimitWindow, count: WindowCount): RateLimitDecision {
+  const retry = seconds(count.msBeforeNext);
+  return {
+    headers: headersOf(window, count),
+    refused: {
+      code: 'RATE_LIMITED',
+      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
+      headers: { 'Retry-After': String(retry) },
+    },
+  };
+}
+
+/** Let through, described by the window closest to running out. */
+function allowed(tightest: Counted | undefined): RateLimitDecision {
+  return {
+    headers: tightest === undefined ? {} : headersOf(tightest.window, tightest.count),
+    refused: undefined,
+  };
+}
+
+interface Counted {
+  readonly window: RateLimitWindow;
+  readonly count: WindowCount;
+}
+
+const tighter = (tightest: Counted | undefined, next: Counted): Counted =>
+  tightest === undefined || next.count.remainingPoints < tightest.count.remainingPoints
+    ? next
+    : tightest;
+
+/** What {@link createRateLimiter} is told besides the limits. */
+export interface RateLimiterHooks {
+  /** Called with the window that refused a request (the metrics count them). */
+  readonly onRefusal?: (window: RateLimitWindow['name']) => void;
+}
+
 /**
  * The rate limits, per second then per 15 minutes, each window one counter. A request refused by
  * the per-second window spends nothing of the 15-minute window, so that a burst of refused
  * requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` headers (IETF draft 6)
  * describe the window closest to running out (the fewest requests left), and on a 429 the window
- * that refused, whose `Retry-After` is also sent. A limiter that fails (its store is down) lets
- * the request through, and the failure is logged.
+ * that refused, whose `Retry-After` is also sent. With the default in-memory counters the decision
+ * is made at once; with `limiter`'s (a shared store), a limiter that fails (its store is down)
+ * lets the request through, and the failure is logged.
  */
-export function createRateLimiter(options: RateLimitOptions): RateLimiter {
+export function createRateLimiter(
+  options: RateLimitOptions,
+  hooks: RateLimiterHooks = {},
+): RateLimiter {
   const maxKeys = options.maxKeys ?? RATE_LIMIT_DEFAULTS.maxKeys;
-  const makeCounter = options.limiter ?? ((window) => boundedMemoryCounter(window, maxKeys));
-  const windows = (
-    [
-      {
-        name: 'second',
-        points: options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
-        durationSeconds: 1,
-      },
-      {
-        name: '15 minutes',
-        points: options.per15Minutes ?? RATE_LIMIT_DEFAULTS.per15Minutes,
-        durationSeconds: 15 * 60,
-      },
-    ] as const
-  ).map((window) => ({ window, counter: makeCounter(window) }));
+  const windows = [
+    {
+      name: 'second',
+      points: options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
+      durationSeconds: 1,
+    },
+    {
+      name: '15 minutes',
+      points: options.per15Minutes ?? RATE_LIMIT_DEFAULTS.per15Minutes,
+      durationSeconds: 15 * 60,
+    },
+  ] as const satisfies readonly RateLimitWindow[];
+  const refused = (window: RateLimitWindow, count: WindowCount) => {
+    hooks.onRefusal?.(window.name);
+    return refusal(window, count);
+  };
 
+  const { limiter } = options;
+  if (limiter === undefined) {
+    const counted = windows.map((window) => ({
+      window,
+      counter: memoryWindowCounter(window, maxKeys),
+    }));
+    return {
+      check(key) {
+        let tightest: Counted | undefined;
+        for (const { window, counter } of counted) {
+          const { count, spent } = counter.consume(key);
+          if (spent) return refused(window, count);
+          tightest = tighter(tightest, { window, count });
+        }
+        return allowed(tightest);
+      },
+    };
+  }
+
+  const shared = windows.map((window) => ({ window, counter: limiter(window) }));
   return {
     async check(key, log) {
-      let tightest: { window: RateLimitWindow; count: WindowCount } | undefined;
-      for (const { window, counter } of windows) {
+      let tightest: Counted | undefined;
+      for (const { window, counter } of shared) {
         let count: WindowCount;
         try {
           count = await counter.consume(key);
@@ -166,25 +241,11 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
             );
             continue;
           }
-          const retry = seconds(rejection.msBeforeNext);
-          return {
-            headers: headersOf(window, rejection),
-            refused: {
-              code: 'RATE_LIMITED',
-              detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
-              headers: { 'Retry-After': String(retry) },
-            },
-            refusedBy: window.name,
-          };
+          return refused(window, rejection);
         }
-        if (tightest === undefined || count.remainingPoints < tightest.count.remainingPoints) {
-          tightest = { window, count };
-        }
+        tightest = tighter(tightest, { window, count });
       }
-      return {
-        headers: tightest === undefined ? {} : headersOf(tightest.window, tightest.count),
-        refused: undefined,
-      };
+      return allowed(tightest);
     },
   };
 }
