@@ -252,7 +252,7 @@ beforeAll(async () => {
     project,
   );
 
-  // The user's code: the README's snippets (examples/) and the app the tests below run, compiled
+  // The user's code: the documentation's snippets (examples/) and the app the tests below run, compiled
   // against the installed declarations. skipLibCheck as most projects have it: PGlite's own
   // declarations need the DOM's and Emscripten's types.
   for (const file of (await readdir(examples)).filter((name) => name.endsWith('.ts'))) {
@@ -306,7 +306,7 @@ it('ships a fresh build of each package, without leftovers of an earlier one', a
   }
 });
 
-it('type-checks the README examples and the app against the installed declarations', () => {
+it('type-checks the documentation examples and the app against the installed declarations', () => {
   expect(userCode.output).toBe('');
   expect(userCode.code).toBe(0);
 });
@@ -314,7 +314,7 @@ it('type-checks the README examples and the app against the installed declaratio
 /**
  * PGlite's own declarations name browser and Emscripten globals (`WebAssembly`, `Emscripten`,
  * `IDBDatabase`) that a Node project's `lib` does not have: every PGlite user meets that with
- * `skipLibCheck: false` (the README says so). Ours, and everything else they import, must be clean.
+ * `skipLibCheck: false` (docs/stores.md says so). Ours, and everything else they import, must be clean.
  */
 const inPGlitesOwnDeclarations = (error: string) =>
   error.startsWith('node_modules/@electric-sql/pglite/');
