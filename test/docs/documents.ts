@@ -61,3 +61,25 @@ export function linksOf(text: string): readonly string[] {
     ...prose(text).matchAll(/!?\[(?:[^\]\n]|\][^(])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g),
   ].map(([, target = '']) => target);
 }
+
+/** A snippet of a document: the example file it shows, its code, and what it prints, if said. */
+export interface ShownExample {
+  readonly document: string;
+  readonly path: string;
+  readonly code: string;
+  /** The `text` block after "It prints:" that follows the example, when there is one. */
+  readonly output: string | undefined;
+}
+
+const EXAMPLE =
+  /<!-- example:start (\S+) -->\n```ts\n([\s\S]*?)```\n<!-- example:end -->(?:\n\nIt prints:\n\n```text\n([\s\S]*?)```\n)?/g;
+
+/** The examples a document shows, between `<!-- example:start … -->` and `<!-- example:end -->`. */
+export function examplesOf({ path, text }: Document): readonly ShownExample[] {
+  return [...text.matchAll(EXAMPLE)].map(([, file = '', code = '', output]) => ({
+    document: path,
+    path: file,
+    code,
+    output,
+  }));
+}
