@@ -77,6 +77,7 @@ export interface ApiOptions {
   readonly tracing?: boolean;
 }
 
+/** The defaults of {@link ApiOptions}: what an option left out means. */
 export const API_DEFAULTS = {
   validateResponses: false,
   bodyLimitBytes: 16 * 1024,
