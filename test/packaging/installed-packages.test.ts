@@ -312,10 +312,12 @@ it('ships a fresh build of each package, without leftovers of an earlier one', a
   }
 });
 
-it('ships each package with its README, as the workspace has it', async () => {
+it('ships each package with its README and CHANGELOG, as the workspace has them', async () => {
   for (const [name, dir] of Object.entries(sources)) {
-    const shipped = await readFile(join(project, 'node_modules', name, 'README.md'), 'utf8');
-    expect(shipped, name).toBe(await readFile(join(dir, 'README.md'), 'utf8'));
+    for (const file of ['README.md', 'CHANGELOG.md']) {
+      const shipped = await readFile(join(project, 'node_modules', name, file), 'utf8');
+      expect(shipped, `${name}/${file}`).toBe(await readFile(join(dir, file), 'utf8'));
+    }
   }
 });
 
