@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start` on a fresh clone with only Node.js and npm: pnpm and the dependencies, a build of
-// the reference server, then the server itself (configured from the environment, see README).
+// the reference server, then the server itself (configured from the environment, see docs/server.md).
 // The install and the build are skipped when nothing they read changed since the last ones.
 // `node scripts/npm-start.mjs --build-only` stops after the build.
 import { spawn } from 'node:child_process';

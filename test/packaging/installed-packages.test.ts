@@ -20,6 +20,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { examplesOf, readDocuments } from '../docs/documents.js';
 import { stopProcess, track } from '../support/processes.js';
 
 const workspace = fileURLToPath(new URL('../..', import.meta.url));
@@ -153,6 +154,8 @@ let root: string;
 let project: string;
 /** The `file:` specifier of each package's tarball, by package name. */
 const packed: Record<string, string> = {};
+/** Each package's folder in the workspace, by package name. */
+const sources: Record<string, string> = {};
 /** tsc over the user's code (src/), which it also compiles to dist/ for the runs below. */
 let userCode: Finished;
 /** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
@@ -205,6 +208,7 @@ beforeAll(async () => {
     await writeFile(join(found.dir, 'dist', LEFTOVER), '');
     await run('pnpm', ['pack', '--out', tarball], found.dir, process.env);
     packed[name] = `file:${tarball}`;
+    sources[name] = found.dir;
   };
   for (const name of [...publishable.keys()].sort()) await pack(name);
 
@@ -225,6 +229,8 @@ beforeAll(async () => {
           'prom-client': await versionIn('packages/http', 'prom-client'),
           // A webhook receiver's own (examples/webhook-receiver.ts): it verifies the deliveries.
           standardwebhooks: await versionIn('packages/server', 'standardwebhooks'),
+          // The tokens the package pages' examples call their API with, as an identity provider's.
+          jose: await versionIn('packages/http', 'jose'),
         },
         // What a user's TypeScript needs beside them, the test support's optional peers included.
         devDependencies: {
@@ -252,7 +258,7 @@ beforeAll(async () => {
     project,
   );
 
-  // The user's code: the README's snippets (examples/) and the app the tests below run, compiled
+  // The user's code: the documentation's snippets (examples/) and the app the tests below run, compiled
   // against the installed declarations. skipLibCheck as most projects have it: PGlite's own
   // declarations need the DOM's and Emscripten's types.
   for (const file of (await readdir(examples)).filter((name) => name.endsWith('.ts'))) {
@@ -306,7 +312,16 @@ it('ships a fresh build of each package, without leftovers of an earlier one', a
   }
 });
 
-it('type-checks the README examples and the app against the installed declarations', () => {
+it('ships each package with its README and CHANGELOG, as the workspace has them', async () => {
+  for (const [name, dir] of Object.entries(sources)) {
+    for (const file of ['README.md', 'CHANGELOG.md']) {
+      const shipped = await readFile(join(project, 'node_modules', name, file), 'utf8');
+      expect(shipped, `${name}/${file}`).toBe(await readFile(join(dir, file), 'utf8'));
+    }
+  }
+});
+
+it('type-checks the documentation examples and the app against the installed declarations', () => {
   expect(userCode.output).toBe('');
   expect(userCode.code).toBe(0);
 });
@@ -314,7 +329,7 @@ it('type-checks the README examples and the app against the installed declaratio
 /**
  * PGlite's own declarations name browser and Emscripten globals (`WebAssembly`, `Emscripten`,
  * `IDBDatabase`) that a Node project's `lib` does not have: every PGlite user meets that with
- * `skipLibCheck: false` (the README says so). Ours, and everything else they import, must be clean.
+ * `skipLibCheck: false` (docs/stores.md says so). Ours, and everything else they import, must be clean.
  */
 const inPGlitesOwnDeclarations = (error: string) =>
   error.startsWith('node_modules/@electric-sql/pglite/');
@@ -325,6 +340,20 @@ it('has declarations for every entry point that type-check with what they import
   expect(errors.filter((error) => !inPGlitesOwnDeclarations(error))).toEqual([]);
   // A failed check is explained by PGlite's errors, never by none.
   if (declarations.code !== 0) expect(errors).not.toEqual([]);
+});
+
+/** The examples whose document says what they print: the package pages' (test/docs checks it). */
+const printing = (await readDocuments())
+  .flatMap(examplesOf)
+  .filter((example) => example.output !== undefined);
+
+describe.each(printing)('the example of $document, run', ({ path, output }) => {
+  it('prints what its page says', async () => {
+    const compiled = join('dist', path.replace(/^examples\//, '').replace(/\.ts$/, '.js'));
+    const run = await attempt(process.execPath, [compiled], project);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toBe(output);
+  }, 120_000);
 });
 
 describe.each([

@@ -517,7 +517,7 @@ describe('the server on one PGlite directory, stopped and killed under write loa
     await again.ended;
     expect(again.child.exitCode).toBe(2);
     expect(again.output().trim().split('\n')).toEqual([
-      `workforce-kit cannot start: PGLITE_DIR ${damaged} cannot be opened: PostgreSQL could not start on its data (Aborted(). Build with -sASSERTIONS for more info.). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${damaged} ${damaged}.damaged); to recover it, see "Recovering a PGlite directory" in the README.`,
+      `workforce-kit cannot start: PGLITE_DIR ${damaged} cannot be opened: PostgreSQL could not start on its data (Aborted(). Build with -sASSERTIONS for more info.). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${damaged} ${damaged}.damaged); to recover it, see "Recovering a PGlite directory" in docs/stores.md.`,
     ]);
     expect(existsSync(join(damaged, LOCK_FILE_NAME))).toBe(false);
   }, 60_000);

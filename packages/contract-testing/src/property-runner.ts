@@ -17,6 +17,7 @@ import { RULES, type RuleName, Violation } from './response-checks.js';
 
 /** The four groups of properties (`--only`). */
 export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation'] as const;
+/** One of the {@link GROUPS}. */
 export type PropertyGroup = (typeof GROUPS)[number];
 
 /** A fast-check property of any arguments. */

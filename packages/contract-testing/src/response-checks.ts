@@ -53,6 +53,7 @@ export const RULES = {
   'target-available': 'the target answers (within the time and rate limits given)',
 } as const;
 
+/** The name of a rule a response is checked against: a key of {@link RULES}. */
 export type RuleName = keyof typeof RULES;
 
 /** A broken rule. */

@@ -22,8 +22,16 @@ export type ContractTarget =
   | string
   | URL
   | RequestHandler
-  | { readonly factory: () => RequestHandler | Promise<RequestHandler> }
-  | { readonly handler: RequestHandler; readonly reset: () => unknown };
+  | {
+      /** Makes an app over a freshly seeded store. */
+      readonly factory: () => RequestHandler | Promise<RequestHandler>;
+    }
+  | {
+      /** The app. */
+      readonly handler: RequestHandler;
+      /** Puts the app's store back to the seed. */
+      readonly reset: () => unknown;
+    };
 
 /** A target resolved to a base URL. */
 export interface ResolvedTarget {

@@ -36,7 +36,10 @@ export type AuthOptions =
       readonly audience?: string;
     })
   | { readonly tokenCommand: string }
-  | { readonly token: (grant: Grant) => string | Promise<string> };
+  | {
+      /** A token for the grant: its scopes and restaurants (a target whose keys the kit cannot hold). */
+      readonly token: (grant: Grant) => string | Promise<string>;
+    };
 
 /** The ways a token can be bad; each must be answered 401 `invalid_token`. */
 export const BAD_TOKEN_KINDS = [

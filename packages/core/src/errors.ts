@@ -128,17 +128,40 @@ export const restaurantNotFound = (
   reason: RestaurantNotFoundReason,
 ): RestaurantNotFound => ({ type: 'RestaurantNotFound', requested, reason });
 
+/**
+ * The error a store returns when it cannot be reached or fails: the HTTP edge answers 503 with
+ * `Retry-After`, and logs `cause`, which no client sees.
+ *
+ * @param operation - what the store was doing, such as `employees.find`
+ * @param cause - the underlying error, for the log
+ * @returns the `StorageUnavailable` error
+ */
 export const storageUnavailable = (operation: string, cause?: unknown): StorageUnavailable =>
   cause === undefined
     ? { type: 'StorageUnavailable', operation }
     : { type: 'StorageUnavailable', operation, cause };
 
+/**
+ * The error a store's conditional write returns when the record is no longer at the version it
+ * was read at: another writer won, and the use case reads again and decides again.
+ *
+ * @param guid - the record's GUID
+ * @param expectedVersion - the version the write was conditional on
+ * @returns the `VersionConflict` error
+ */
 export const versionConflict = (guid: Guid, expectedVersion: number): VersionConflict => ({
   type: 'VersionConflict',
   guid,
   expectedVersion,
 });
 
+/**
+ * The error a store returns for a write that would change a record's identity (its restaurant,
+ * GUID or external identifier), which no transition does.
+ *
+ * @param guid - the record's GUID
+ * @returns the `IdentityChangeRefused` error
+ */
 export const identityChangeRefused = (guid: Guid): IdentityChangeRefused => ({
   type: 'IdentityChangeRefused',
   guid,

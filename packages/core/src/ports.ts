@@ -114,10 +114,12 @@ export interface WorkforceStore {
 
 /** The time source. */
 export interface Clock {
+  /** The current time: the `modifiedDate`, `deletedDate` and event time of a change. */
   now(): Date;
 }
 
 /** The source of unique ids (event ids). */
 export interface IdSource {
+  /** A new unique id, such as `crypto.randomUUID()`. */
   newId(): string;
 }

@@ -92,6 +92,7 @@ export interface ShiftFields extends StoredRecord {
   readonly scheduleConfig?: ScheduleConfig;
 }
 
+/** General facts about a restaurant: its name, time zone, currency, closeout hour, archived state. */
 export interface RestaurantGeneral {
   readonly name: string;
   readonly locationName?: string;
@@ -109,6 +110,7 @@ export interface RestaurantGeneral {
   readonly archived: boolean;
 }
 
+/** Web addresses of a restaurant: its site, social pages, online ordering and gift cards. */
 export interface RestaurantUrls {
   readonly website?: string;
   readonly facebook?: string;
@@ -118,6 +120,7 @@ export interface RestaurantUrls {
   readonly checkGiftCard?: string;
 }
 
+/** A restaurant's address, phone number and position. */
 export interface RestaurantLocation {
   readonly address1?: string;
   readonly address2?: string;
@@ -135,12 +138,14 @@ export interface RestaurantLocation {
 /** A local time of day, `HH:mm:ss.SSS`. */
 export type TimeOfDay = string;
 
+/** A meal service within a day schedule, such as lunch or dinner, and its hours. */
 export interface Service {
   readonly name?: string;
   readonly hours?: { readonly startTime?: TimeOfDay; readonly endTime?: TimeOfDay };
   readonly overnight?: boolean;
 }
 
+/** The opening hours and services of one kind of day (`weekday`, `weekend`, …). */
 export interface DaySchedule {
   readonly scheduleName?: string;
   readonly services?: readonly Service[];
@@ -148,6 +153,7 @@ export interface DaySchedule {
   readonly closeTime?: TimeOfDay;
 }
 
+/** The days of the week, as keys of a week schedule, Monday first. */
 export const WEEKDAYS = [
   'monday',
   'tuesday',
@@ -157,8 +163,10 @@ export const WEEKDAYS = [
   'saturday',
   'sunday',
 ] as const;
+/** A day of the week: one of {@link WEEKDAYS}. */
 export type Weekday = (typeof WEEKDAYS)[number];
 
+/** A restaurant's opening schedules: its day schedules, and which applies on each day of the week. */
 export interface Schedules {
   /** Day schedules by key, and the optional opaque `identifier` of the schedule set. */
   readonly daySchedules?: {
@@ -169,12 +177,14 @@ export interface Schedules {
   readonly weekSchedule?: Readonly<Partial<Record<Weekday, string>>>;
 }
 
+/** A restaurant's delivery settings. */
 export interface Delivery {
   readonly enabled?: boolean;
   readonly minimum?: number;
   readonly area?: string;
 }
 
+/** The payment methods a restaurant's online orders accept, for delivery and takeout. */
 export interface PaymentOptions {
   readonly delivery?: {
     readonly cash?: boolean;
@@ -190,6 +200,7 @@ export interface PaymentOptions {
   readonly ccTip?: boolean;
 }
 
+/** A restaurant's online ordering settings. */
 export interface OnlineOrdering {
   readonly enabled?: boolean;
   readonly scheduling?: boolean;

@@ -98,6 +98,7 @@ export interface GetRestaurantQuery {
   readonly includeArchived: boolean;
 }
 
+/** What {@link unarchiveEmployee} may fail with; the HTTP edge maps each to one problem. */
 export type UnarchiveEmployeeError =
   | EmployeeNotFound
   | EmployeeNotArchived
@@ -105,18 +106,21 @@ export type UnarchiveEmployeeError =
   | WriteContention
   | IdentityChangeRefused;
 
+/** What {@link archiveEmployee} may fail with; the HTTP edge maps each to one problem. */
 export type ArchiveEmployeeError =
   | EmployeeNotFound
   | StorageUnavailable
   | WriteContention
   | IdentityChangeRefused;
 
+/** What {@link deleteShift} may fail with; the HTTP edge maps each to one problem. */
 export type DeleteShiftError =
   | ShiftNotFound
   | StorageUnavailable
   | WriteContention
   | IdentityChangeRefused;
 
+/** What {@link getRestaurant} may fail with; the HTTP edge maps each to one problem. */
 export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
 
 /**

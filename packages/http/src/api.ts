@@ -91,6 +91,7 @@ export interface ApiOptions {
   readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
+/** The defaults of {@link ApiOptions}: what an option left out means. */
 export const API_DEFAULTS = {
   validateResponses: false,
   bodyLimitBytes: 16 * 1024,

@@ -8,8 +8,11 @@
  * ```
  */
 export interface Logger {
+  /** Logs at level info: `details` as fields, then the message. */
   info(details: object, message?: string): void;
+  /** Logs at level warn: `details` as fields, then the message. */
   warn(details: object, message?: string): void;
+  /** Logs at level error: `details` as fields, then the message. */
   error(details: object, message?: string): void;
   /** A logger whose every line carries `bindings` (the request id). */
   child(bindings: Record<string, unknown>): Logger;

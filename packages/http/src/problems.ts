@@ -2,8 +2,11 @@ import { type DomainError, formatRecordId } from '@workforce-kit/core';
 import type { components } from '@workforce-kit/types';
 import type { Logger } from './logger.js';
 
+/** An RFC 9457 problem details body, as the API answers every error (the spec's `Problem`). */
 export type Problem = components['schemas']['Problem'];
+/** A problem's stable machine-readable `code`, one per condition (the spec lists them). */
 export type ProblemCode = components['schemas']['ProblemCode'];
+/** One offending field of a validation problem: its `path` and a `message`. */
 export type ProblemFieldError = components['schemas']['ProblemFieldError'];
 
 /** Seconds a client should wait after a 503 before retrying. */

@@ -54,6 +54,7 @@ export interface RateLimitOptions {
   readonly maxKeys?: number;
 }
 
+/** The defaults of {@link RateLimitOptions}: 20 a second and 10,000 per 15 minutes per restaurant. */
 export const RATE_LIMIT_DEFAULTS = {
   perSecond: 20,
   per15Minutes: 10_000,

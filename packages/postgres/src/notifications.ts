@@ -2,6 +2,7 @@ import type { SqlClient } from './sql-client.js';
 
 /** A notification listener's handle: `close()` stops listening. */
 export interface NotificationListener {
+  /** Stops listening and releases the listening connection. */
   close(): Promise<void>;
   /**
    * Whether this listener holds its {@link ListenOptions.lead} lock now: always, without `lead`

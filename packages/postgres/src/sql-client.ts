@@ -11,5 +11,6 @@
  * ```
  */
 export interface SqlClient {
+  /** Runs one statement with its `$1`, `$2`, … parameters; resolves with the rows it returned. */
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }

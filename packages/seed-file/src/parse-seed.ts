@@ -12,6 +12,7 @@ import { z } from 'zod';
 
 /** The OAuth scopes of the operations, which a client of the seed may be granted. */
 export const SCOPES = ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'] as const;
+/** One of the {@link SCOPES}. */
 export type Scope = (typeof SCOPES)[number];
 
 /** A machine client of the development login: its secret, scopes and restaurants. */

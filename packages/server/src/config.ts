@@ -352,7 +352,7 @@ function webhookConfig(
 }
 
 /**
- * Reads the configuration from environment variables (see the README for each). Unset variables
+ * Reads the configuration from environment variables (see docs/server.md for each). Unset variables
  * take their defaults; a bad one is refused with a message naming it.
  *
  * @example

@@ -37,6 +37,7 @@ export interface HostRoute {
   readonly path: string;
   /** The largest body the route reads, in bytes; a route without one reads none. */
   readonly bodyLimit?: number;
+  /** The answer to a request of this route. */
   handle(request: HostRequest): HostAnswer | Promise<HostAnswer>;
 }
 

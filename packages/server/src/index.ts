@@ -12,9 +12,10 @@ export {
   loadConfig,
   type ServerConfig,
   type StoreConfig,
+  type TracingConfig,
   type WebhookConfig,
 } from './config.js';
-export { curlSession } from './curl-session.js';
+export { type CurlSessionLogin, curlSession } from './curl-session.js';
 export {
   type DevLoginOptions,
   devLoginRoutes,

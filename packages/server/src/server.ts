@@ -199,7 +199,7 @@ function storeProblem(kind: ServerConfig['store'], error: unknown): string {
   }
   if (kind.kind === 'pglite' && error instanceof PGliteOpenError) {
     const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
-    return `PGLITE_DIR ${kind.dataDir} cannot be opened: PostgreSQL could not start on its data (${cause}). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${kind.dataDir} ${kind.dataDir}.damaged); to recover it, see "Recovering a PGlite directory" in the README.`;
+    return `PGLITE_DIR ${kind.dataDir} cannot be opened: PostgreSQL could not start on its data (${cause}). The data is damaged or from another PGlite version. To start afresh with the seed, move it aside (mv ${kind.dataDir} ${kind.dataDir}.damaged); to recover it, see "Recovering a PGlite directory" in docs/stores.md.`;
   }
   return `${describeStore(kind)} cannot be used: ${(error as Error).message}`;
 }

@@ -25,7 +25,7 @@ export interface SignedWebhook {
  * Signs a delivery as Standard Webhooks defines (with the `standardwebhooks` package):
  * `webhook-id` is the event's id (the same on every retry), `webhook-timestamp` the time of this
  * attempt, `webhook-signature` `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`. The body
- * is {@link toWebhookBody}'s, the same bytes on every attempt.
+ * is `toWebhookBody`'s (of `@workforce-kit/http`), the same bytes on every attempt.
  *
  * @example
  * ```ts

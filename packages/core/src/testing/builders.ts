@@ -15,7 +15,7 @@ import type {
  * Overrides of a built employee or shift: any of its fields, and its deletion as a whole
  * (`deleted` with its `deletedDate`, or neither).
  */
-type RecordOverrides<Fields> = Partial<Fields> &
+export type RecordOverrides<Fields> = Partial<Fields> &
   (Deletion | { readonly deleted?: never; readonly deletedDate?: never });
 
 /** A fresh random platform GUID. */

@@ -1,7 +1,7 @@
 import type { WorkforceStore } from '../ports.js';
 
 /** The repositories an HTTP edge reads and writes through. */
-type Repositories = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
+export type Repositories = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
 
 /**
  * A store whose every call goes to the store `current()` returns at that moment. A router keeps

@@ -24,8 +24,9 @@ export {
   aRestaurant,
   aShift,
   newGuid,
+  type RecordOverrides,
   seedRecords,
 } from './builders.js';
-export { delegatingStore } from './delegating-store.js';
+export { delegatingStore, type Repositories } from './delegating-store.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
 export { aWorld, type World } from './world.js';

@@ -45,5 +45,6 @@ export interface VerifierUnavailable {
  * ```
  */
 export interface AccessTokenVerifier {
+  /** The principal of a bearer token, or why it is refused (401), or that it cannot be checked now (503). */
   verify(token: string): ResultAsync<Principal, TokenRejected | VerifierUnavailable>;
 }

@@ -1,0 +1,52 @@
+// The documentation's TypeScript snippets are the files in examples/, which the workspace
+// type-checks (and the packaging test type-checks against the installed packages, and runs when
+// the document says what it prints): each is shown verbatim, in exactly one of README.md,
+// docs/*.md and the packages' README.md, between `<!-- example:start examples/<file> -->` and
+// `<!-- example:end -->`; no document has a TypeScript snippet of its own.
+import { readdir, readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { examplesOf, readDocuments, root } from './documents.js';
+
+const documents = await readDocuments();
+const examples = (await readdir(new URL('examples/', root)))
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => `examples/${name}`)
+  .sort();
+const shown = documents.flatMap(examplesOf);
+
+describe.each(documents)('$path', (document) => {
+  it('has no TypeScript snippet outside the example markers', () => {
+    const snippets = document.text.match(/^```(?:ts|typescript|tsx?)\s*$/gm) ?? [];
+    expect(snippets).toHaveLength(examplesOf(document).length);
+  });
+});
+
+const packagePages = documents.filter(({ path }) => path.startsWith('packages/'));
+
+describe.each(packagePages)('$path', (document) => {
+  it('shows an example, and what it prints (the packaging test runs it)', () => {
+    const [example, ...others] = examplesOf(document);
+    expect(others).toEqual([]);
+    expect(example?.output?.trim()).toBeTruthy();
+  });
+});
+
+it('has a page for every published package', async () => {
+  const published: string[] = [];
+  for (const folder of await readdir(new URL('packages/', root))) {
+    const manifest = JSON.parse(
+      await readFile(new URL(`packages/${folder}/package.json`, root), 'utf8'),
+    ) as { private?: boolean };
+    if (manifest.private !== true) published.push(`packages/${folder}/README.md`);
+  }
+  expect(packagePages.map(({ path }) => path)).toEqual(published.sort());
+});
+
+it('shows every example file once, and no other', () => {
+  expect(shown.map(({ path }) => path).sort()).toEqual(examples);
+});
+
+it.each(examples)('shows %s as it is', async (path) => {
+  const code = await readFile(new URL(path, root), 'utf8');
+  expect(shown.find((block) => block.path === path)?.code).toBe(code);
+});

@@ -1,0 +1,18 @@
+// The API reference's settings shared by every package (packages/*/typedoc.json extend them):
+// every export documented, every link resolved, every type a public signature names exported,
+// and any warning fails the build (`pnpm docs`, run by `pnpm check`).
+import { OptionDefaults } from 'typedoc';
+
+/** @type {Partial<import('typedoc').TypeDocOptions>} */
+const config = {
+  excludePrivate: true,
+  excludeInternal: true,
+  excludeExternals: true,
+  // openapi-typescript writes the spec's `description` and `const` as these tags.
+  blockTags: [...OptionDefaults.blockTags, '@description', '@constant'],
+  validation: { notExported: true, invalidLink: true, invalidPath: true, notDocumented: true },
+  requiredToBeDocumented: ['Function', 'Class', 'Interface', 'TypeAlias', 'Variable', 'Enum'],
+  treatWarningsAsErrors: true,
+};
+
+export default config;
