@@ -64,11 +64,16 @@ export async function readJsonBody(
 ): Promise<JsonBody> {
   const decoder = decoderOf(headers['content-encoding']?.trim().toLowerCase() ?? '');
   if (decoder === undefined) return UNSUPPORTED_ENCODING;
+  // No body at all (RFC 9112, 6.3: neither Transfer-Encoding nor a Content-Length, or a length
+  // of 0): nothing to wait for.
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    return NONE;
+  }
   let text: string;
   const inflater = decoder?.();
   try {
     if (inflater === undefined) {
-      const length = headers['content-length'];
       text = await getRawBody(stream, {
         limit,
         encoding: 'utf8',
