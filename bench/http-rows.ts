@@ -102,12 +102,13 @@ export class RowStarter {
     private readonly seedFile: string,
   ) {}
 
-  async start(row: Row): Promise<Launched> {
+  /** Starts a row's server; `nodeArgs` go to Node before the script (`--cpu-prof`, say). */
+  async start(row: Row, nodeArgs: readonly string[] = []): Promise<Launched> {
     const n = ++this.#starts;
     const logFile = join(this.work, `${n}-${row.id}.log`);
     if (row.peer !== undefined) {
       return launch({
-        args: ['--import', 'tsx', 'server.ts', row.peer],
+        args: [...nodeArgs, '--import', 'tsx', 'server.ts', row.peer],
         cwd: here,
         env: baseEnv(),
         logFile,
@@ -125,7 +126,7 @@ export class RowStarter {
       settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
     }
     const server = await launch({
-      args: [cli],
+      args: [...nodeArgs, cli],
       cwd: this.work,
       env: {
         ...baseEnv(),

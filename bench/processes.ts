@@ -23,6 +23,8 @@ export interface Launched {
   readonly url: string;
   /** Where its stdout and stderr go. */
   readonly logFile: string;
+  /** Its process id. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -57,7 +59,12 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
   }
   running.add(child);
   child.once('exit', () => running.delete(child));
-  const launched: Launched = { url: '', logFile: options.logFile, stop: () => stop(child) };
+  const launched: Launched = {
+    url: '',
+    logFile: options.logFile,
+    pid: child.pid,
+    stop: () => stop(child),
+  };
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
   for (;;) {
     const text = await readFile(options.logFile, 'utf8');

@@ -1,0 +1,153 @@
+// `tsx profile.ts <row> [<row>...]`: per-request CPU profiles of rows of the HTTP bench, diffed
+// function by function. Each row's server runs under `node --cpu-prof` on core 0, takes
+// PROFILE_REQUESTS GETs (or cycle requests, PROFILE_SCENARIO=cycle) from autocannon on core 1 after
+// a warm-up, and is stopped with SIGTERM so that V8 writes the profile. The self time of every
+// function (by name and file) is divided by the number of requests: microseconds of the server's
+// core per request. With two rows, the second column is the first's difference from the second.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedToJson } from '@workforce-kit/seed-file/testing';
+import autocannon from 'autocannon';
+import { benchSeed, benchToken, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
+import { RowStarter, rows } from './http-rows.js';
+import { pinLoadGenerator, stopAll } from './processes.js';
+
+const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 100_000);
+/** Without the profiler: only the CPU time the server's process spent per request. */
+const CPU_ONLY = process.env.PROFILE_CPU_ONLY === '1';
+const SCENARIO = process.env.PROFILE_SCENARIO ?? 'GET';
+const TOP = Number(process.env.PROFILE_TOP ?? 60);
+const wanted = process.argv.slice(2);
+const all = rows(['pglite', 'postgres']);
+const picked = wanted.map((id) => {
+  const row = all.find((candidate) => candidate.id === id);
+  if (row === undefined) throw new Error(`unknown row ${id}`);
+  return row;
+});
+
+pinLoadGenerator();
+const token = await benchToken();
+const headers = {
+  authorization: `Bearer ${token}`,
+  'platform-restaurant-external-id': RESTAURANT_GUID,
+};
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+function selfTimes(profile: Profile): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const out = new Map<string, number>();
+  for (const [id, us] of self) {
+    const frame = byId.get(id)?.callFrame;
+    if (frame === undefined) continue;
+    const file = frame.url
+      .replace(/^.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '')
+      .replace(/^file:\/\/.*\/packages\//, '');
+    const key = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+    out.set(key, (out.get(key) ?? 0) + us);
+  }
+  return out;
+}
+
+/** The CPU time (user and system) a process has spent, in microseconds, from /proc. */
+async function cpuMicroseconds(pid: number | undefined): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks / 100) * 1e6;
+}
+
+const work = await mkdtemp(join(tmpdir(), 'workforce-kit-profile-'));
+const seedFile = join(work, 'seed.json');
+await writeFile(seedFile, JSON.stringify(seedToJson(benchSeed())));
+const starter = new RowStarter(work, seedFile);
+const results: { id: string; perRequest: Map<string, number>; total: number }[] = [];
+try {
+  for (const row of picked) {
+    const dir = join(work, `${row.id}-prof`);
+    const server = await starter.start(
+      row,
+      CPU_ONLY ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    );
+    let employee = 0;
+    const load = (amount: number) =>
+      autocannon({
+        url: server.url,
+        connections: 50,
+        amount,
+        ...(SCENARIO === 'GET'
+          ? {
+              requests: [
+                { method: 'GET', path: `/restaurants/v1/restaurants/${RESTAURANT_GUID}`, headers },
+              ],
+            }
+          : {
+              requests: [],
+              setupClient: (client: autocannon.Client) => {
+                const guid = employeeGuid(employee++ % 200);
+                client.setRequests([
+                  { method: 'DELETE', path: `/labor/v1/employees/${guid}`, headers },
+                  {
+                    method: 'PUT',
+                    path: `/labor/v1/employees/${guid}/unarchive`,
+                    headers: { ...headers, 'content-type': 'application/json' },
+                  },
+                ]);
+              },
+            }),
+      });
+    await load(REQUESTS / 4);
+    const before = await cpuMicroseconds(server.pid);
+    const result = await load(REQUESTS);
+    const cpu = ((await cpuMicroseconds(server.pid)) - before) / REQUESTS;
+    await server.stop();
+    console.error(
+      `${row.id}: ${cpu.toFixed(1)} µs of the server's CPU per request (user + system)`,
+    );
+    if (CPU_ONLY) continue;
+    const [file] = await readdir(dir);
+    const profile = JSON.parse(await readFile(join(dir, file ?? ''), 'utf8')) as Profile;
+    const self = selfTimes(profile);
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    const requests = REQUESTS * 1.25;
+    const perRequest = new Map([...self].map(([k, v]) => [k, v / requests]));
+    console.error(
+      `${row.id}: ${result.requests.average.toFixed(0)} req/s, ${(total / requests).toFixed(1)} µs of profiled time per request (idle included)`,
+    );
+    results.push({ id: row.id, perRequest, total: total / requests });
+  }
+} finally {
+  await stopAll();
+  await starter.close();
+  await rm(work, { recursive: true, force: true });
+}
+
+const [first, second] = results;
+if (first !== undefined) {
+  const keys = [...new Set([...first.perRequest.keys(), ...(second?.perRequest.keys() ?? [])])];
+  const diff = (k: string) => (first.perRequest.get(k) ?? 0) - (second?.perRequest.get(k) ?? 0);
+  keys.sort((a, b) => Math.abs(diff(b)) - Math.abs(diff(a)));
+  console.log(`µs per request: ${first.id}${second ? ` minus ${second.id}` : ''}`);
+  for (const k of keys.slice(0, TOP)) {
+    console.log(
+      `${diff(k).toFixed(2).padStart(8)}  ${(first.perRequest.get(k) ?? 0).toFixed(2).padStart(7)}  ${k}`,
+    );
+  }
+}
