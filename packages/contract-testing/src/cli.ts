@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
-// property holds, 1 on any violation (or when the target cannot be tested), 2 on bad usage.
+// property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
+// on a coverage gap, or when the target cannot be tested; 2 on bad usage.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { checkApiContract } from './check-api-contract.js';
 import { GROUPS, type PropertyGroup } from './property-runner.js';
-import { formatReport, formatResultLine, toJUnitXml } from './report-format.js';
+import { formatReport, formatResultLine, toJsonReport, toJUnitXml } from './report-format.js';
 import type { AuthOptions } from './token-source.js';
 
 const USAGE = `Usage: workforce-kit-contract --base-url URL --seed FILE (--hs256-secret SECRET [--issuer ISS] [--audience AUD] | --token-command CMD) [options]
@@ -27,6 +28,8 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .xml (JUnit) or .json
+  --min-coverage            fail unless the run saw every declared status it can provoke and
+                            checked every rule (meant for a full run, without --only)
   --help                    this text
 `;
 
@@ -59,6 +62,7 @@ try {
       only: { type: 'string' },
       rate: { type: 'string' },
       report: { type: 'string' },
+      'min-coverage': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -123,6 +127,7 @@ try {
     ...(rngSeed === undefined ? {} : { rngSeed }),
     ...(rate === undefined ? {} : { rate }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
+    minCoverage: values['min-coverage'] === true,
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
   });
 } catch (error) {
@@ -134,9 +139,7 @@ process.stdout.write(`${formatReport(report, { lines: false })}\n`);
 if (reportFile !== undefined) {
   await writeFile(
     reportFile,
-    reportFile.toLowerCase().endsWith('.xml')
-      ? toJUnitXml(report)
-      : `${JSON.stringify(report, null, 2)}\n`,
+    reportFile.toLowerCase().endsWith('.xml') ? toJUnitXml(report) : toJsonReport(report),
   );
 }
 process.exit(report.ok ? 0 : 1);

@@ -79,12 +79,16 @@ export class HttpClient {
     this.transcript = [];
   }
 
-  /** Sends `req`; a 429 is waited out (Retry-After) and the request sent again. */
-  async send(req: WireRequest): Promise<WireResponse> {
+  /**
+   * Sends `req`; a 429 is waited out (Retry-After) and the request sent again. `onAnswer` hears
+   * the status of every answer, each 429 included.
+   */
+  async send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
     const limit = this.options.maxRateLimitWaitMs ?? 30_000;
     let waited = 0;
     for (;;) {
       const res = await this.sendOnce(req);
+      onAnswer?.(res.status);
       if (res.status !== 429) {
         this.transcript.push({ request: req, response: res });
         return res;
