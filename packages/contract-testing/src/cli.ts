@@ -27,7 +27,7 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --rng-seed N              the RNG seed: the same seed against a freshly seeded target replays the run
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
-  --report FILE             also write the report: .xml (JUnit) or .json
+  --report FILE             also write the report: .xml (JUnit) or .json (may be repeated)
   --min-coverage            fail unless the run saw every declared status it can provoke and
                             checked every rule (meant for a full run, without --only)
   --help                    this text
@@ -45,7 +45,7 @@ const integer = (name: string, text: string | undefined, min: number): number | 
   return Number(text);
 };
 
-let values: Record<string, string | boolean | undefined>;
+let values: Record<string, string | boolean | string[] | undefined>;
 try {
   ({ values } = parseArgs({
     options: {
@@ -61,7 +61,7 @@ try {
       'rng-seed': { type: 'string' },
       only: { type: 'string' },
       rate: { type: 'string' },
-      report: { type: 'string' },
+      report: { type: 'string', multiple: true },
       'min-coverage': { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -109,9 +109,9 @@ const only = text('only')
 for (const group of only ?? []) {
   if (!(GROUPS as readonly string[]).includes(group)) usage(`--only: unknown group ${group}`);
 }
-const reportFile = text('report');
-if (reportFile !== undefined && !/\.(xml|json)$/i.test(reportFile)) {
-  usage('--report must name a .xml (JUnit) or .json file');
+const reportFiles = (values.report ?? []) as string[];
+for (const file of reportFiles) {
+  if (!/\.(xml|json)$/i.test(file)) usage('--report must name a .xml (JUnit) or .json file');
 }
 const runs = integer('--runs', text('runs'), 1);
 const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
@@ -136,10 +136,7 @@ try {
   process.exit(2);
 }
 process.stdout.write(`${formatReport(report, { lines: false })}\n`);
-if (reportFile !== undefined) {
-  await writeFile(
-    reportFile,
-    reportFile.toLowerCase().endsWith('.xml') ? toJUnitXml(report) : toJsonReport(report),
-  );
+for (const file of reportFiles) {
+  await writeFile(file, /\.xml$/i.test(file) ? toJUnitXml(report) : toJsonReport(report));
 }
 process.exit(report.ok ? 0 : 1);

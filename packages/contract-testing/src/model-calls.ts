@@ -4,7 +4,7 @@
 import type { Answer } from './answer-checks.js';
 import { type Engine, send } from './engine.js';
 import { checkExpected } from './expected-answer-checks.js';
-import type { Exchange } from './http-client.js';
+import type { Exchange, WireRequest } from './http-client.js';
 import { checkNoReveal } from './no-reveal.js';
 import { type Call, callToWire } from './requests.js';
 import { Violation } from './rules.js';
@@ -20,16 +20,34 @@ export const fullGrant = (engine: Engine): Grant => ({
 });
 
 /** Sends a call, checks the answer against the model, and updates the knowledge. */
-export async function perform(
+export async function perform(engine: Engine, call: Call): Promise<Answer> {
+  return sendCall(engine, call, await callToWire(engine, call));
+}
+
+/** How {@link sendCall} holds an answer. */
+interface CallChecks {
+  /** Hold the answer to the no-reveal rule too. @default true */
+  readonly noReveal?: boolean;
+  /** Checks before the model's (a property's own rule, more precise). */
+  readonly first?: (answer: Answer) => void;
+}
+
+/**
+ * Sends `req`, a wire form of `call` (the kit's own, or a generated draft's), holds the answer to
+ * the one the model expects (and to the no-reveal rule), and updates the knowledge with what the
+ * answer shows, right or wrong.
+ */
+export async function sendCall(
   engine: Engine,
   call: Call,
-  { noReveal = true }: { readonly noReveal?: boolean } = {},
+  req: WireRequest,
+  { noReveal = true, first }: CallChecks = {},
 ): Promise<Answer> {
   const op = engine.operations[call.role];
-  const req = await callToWire(engine, call);
   const expected = expectedAnswer(engine, engine.knowledge, call);
   const answer = await send(engine, req, op);
   try {
+    first?.(answer);
     checkExpected(answer, op, expected, engine.knowledge);
     if (noReveal) checkNoReveal(engine, call.context, answer);
   } finally {

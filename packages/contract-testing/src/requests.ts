@@ -133,7 +133,15 @@ export function callOfDraft(draft: Draft): Call | undefined {
   const pathParameter = draft.operation.parameters.find((p) => p.in === 'path');
   const id = pathParameter === undefined ? undefined : draft.values.get(pathParameter);
   if (role === undefined || context === undefined || id === undefined || id.raw) return undefined;
-  return { role, context, grant: draft.grant, id: id.text };
+  const flag = flagOf(draft.operation);
+  const includeArchived = flag === undefined ? undefined : draft.values.get(flag)?.text;
+  return {
+    role,
+    context,
+    grant: draft.grant,
+    id: id.text,
+    ...(includeArchived === 'true' || includeArchived === 'false' ? { includeArchived } : {}),
+  };
 }
 
 /** A call on the wire. */

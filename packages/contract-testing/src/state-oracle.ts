@@ -95,18 +95,6 @@ export function foreignRecordsNamed(engine: Engine, call: Call): WorldRecord[] {
   return poolOf(engine, call).filter((r) => r.restaurant !== context && callNames(engine, call, r));
 }
 
-/**
- * Whether `call` names a record that no restaurant of the seed has, with an identifier its
- * operation takes: wherever the grant allows it, the answer is 404 (the `not-found` rule).
- */
-export function namesNoRecord(engine: Engine, call: Call): boolean {
-  if (call.role === 'getRestaurant') return false;
-  if (!isValidText(engine.spec, pathParameterOf(engine.operations[call.role]), call.id)) {
-    return false;
-  }
-  return !poolOf(engine, call).some((r) => callNames(engine, call, r));
-}
-
 /** The answer the contract gives to `call` in the state `knowledge` describes. */
 export function expectedAnswer(engine: Engine, knowledge: Knowledge, call: Call): Expected {
   const op = engine.operations[call.role];

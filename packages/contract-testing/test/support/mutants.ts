@@ -375,4 +375,21 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     },
   },
+  {
+    name: 'hides-payload-too-large',
+    bug: 'a body over the limit is answered 400 MALFORMED_JSON: the declared 413 is never seen',
+    hooks: {
+      before: [
+        rewriting((answer) => {
+          if (answer.status !== 413) return;
+          answer.status = 400;
+          editJson(answer, (body) => {
+            body.status = 400;
+            body.code = 'MALFORMED_JSON';
+            body.title = 'Malformed JSON';
+          });
+        }),
+      ],
+    },
+  },
 ];
