@@ -57,16 +57,23 @@ export function formatCoverage(coverage: Coverage): string {
     'rules checked (answers held to each):',
     ...wrap(Object.entries(coverage.rules).map(([rule, n]) => `${rule} ${n}`)),
   );
-  const reasons = new Map<string, string[]>();
+  // The unseen by reason, then by status: `503 of every operation: why`.
+  const byReason = new Map<string, Map<string, string[]>>();
   for (const { operationId, status, reason } of coverage.unseen) {
-    const why = reason ?? 'reachable, but this run did not provoke it';
-    reasons.set(why, [...(reasons.get(why) ?? []), `${status} of ${operationId}`]);
+    const why = reason ?? 'reachable, and this run did not provoke it';
+    const statuses = byReason.get(why) ?? new Map<string, string[]>();
+    statuses.set(status, [...(statuses.get(status) ?? []), operationId]);
+    byReason.set(why, statuses);
   }
-  if (reasons.size > 0) out.push('never seen:');
-  for (const [why, which] of reasons) {
-    const statuses = [...new Set(which.map((w) => w.split(' ')[0]))];
-    const all = which.length === Object.keys(coverage.operations).length && statuses.length === 1;
-    out.push(`  ${all ? `${statuses[0]} of every operation` : which.join(', ')}: ${why}`);
+  if (byReason.size > 0) out.push('declared, never seen:');
+  const operationCount = Object.keys(coverage.operations).length;
+  for (const [why, statuses] of byReason) {
+    const which = [...statuses].map(([status, ids]) =>
+      ids.length === operationCount
+        ? `${status} of every operation`
+        : `${status} of ${ids.join(', ')}`,
+    );
+    out.push(`  ${which.join('; ')}: ${why}`);
   }
   return out.join('\n');
 }
