@@ -63,19 +63,18 @@ function refused(
   };
 }
 
-/** The challenge of a refused token names `error`. */
-const checkChallenge = (
-  answer: Answer,
-  error: string,
-  rule: 'invalid-token' | 'insufficient-scope',
-) => {
-  const challenge = answer.response.headers['www-authenticate'];
-  answer.check(
-    String(challenge).includes(`error="${error}"`),
-    rule,
-    () => `WWW-Authenticate is ${String(challenge)}: ${answer.show()}`,
-  );
-};
+/** A refused token: `status` with problem `code`, and a challenge naming `error` (RFC 6750). */
+const tokenRefused =
+  (rule: 'invalid-token' | 'insufficient-scope', status: number, code: string, error: string) =>
+  (answer: Answer) => {
+    answer.problem(rule, status, code);
+    const challenge = answer.response.headers['www-authenticate'];
+    answer.check(
+      String(challenge).includes(`error="${error}"`),
+      rule,
+      () => `WWW-Authenticate is ${String(challenge)}: ${answer.show()}`,
+    );
+  };
 
 /** The auth properties, with the bad tokens `auth` lets the kit make. */
 export function authProperties(engine: Engine, auth: AuthOptions): PropertyDefinition[] {
@@ -95,10 +94,7 @@ export function authProperties(engine: Engine, auth: AuthOptions): PropertyDefin
           `a ${kind} token`,
         ),
       ),
-    (answer) => {
-      answer.problem('invalid-token', 401, 'INVALID_TOKEN');
-      checkChallenge(answer, 'invalid_token', 'invalid-token');
-    },
+    tokenRefused('invalid-token', 401, 'INVALID_TOKEN', 'invalid_token'),
   );
   const insufficientScope = refused(
     engine,
@@ -116,10 +112,7 @@ export function authProperties(engine: Engine, auth: AuthOptions): PropertyDefin
         `a token with the scopes [${granted.join(' ')}] less the operation's`,
       ),
     ),
-    (answer) => {
-      answer.problem('insufficient-scope', 403, 'INSUFFICIENT_SCOPE');
-      checkChallenge(answer, 'insufficient_scope', 'insufficient-scope');
-    },
+    tokenRefused('insufficient-scope', 403, 'INSUFFICIENT_SCOPE', 'insufficient_scope'),
   );
   const notPermitted = refused(
     engine,

@@ -45,7 +45,7 @@ export function checkExpected(
   const body: Readonly<Record<string, unknown>> =
     json !== null && typeof json === 'object' ? { ...json } : {};
   if (expected.kind === 'restaurant') {
-    const want = expected.restaurant.body;
+    const want = expected.restaurant.fields;
     answer.check(
       isDeepStrictEqual(body, want),
       'restaurant-read',

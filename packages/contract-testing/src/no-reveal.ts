@@ -17,7 +17,7 @@ function secretsFor(engine: Engine, context: string): readonly string[] {
   if (known !== undefined) return known;
   const { world } = engine;
   const dataOf = (guid: string) => [
-    world.restaurants.find((r) => r.guid === guid)?.body ?? { guid },
+    world.restaurants.find((r) => r.guid === guid)?.fields ?? { guid },
     ...[...world.employees, ...world.shifts]
       .filter((r) => r.restaurant === guid)
       .map((r) => ({ guid: r.guid, ...r.fields })),

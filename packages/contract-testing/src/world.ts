@@ -1,6 +1,6 @@
 // The world of a run: the seed's records in their wire form (projected through the spec's
 // schemas), and what the kit knows of each one's state now.
-import type { SeedData, SeedEntry } from './seed-source.js';
+import type { SeedData, SeedEntry, SeedRestaurantEntry } from './seed-source.js';
 import type { Spec } from './spec-reader.js';
 
 export const DATE_FIELDS = ['createdDate', 'modifiedDate', 'deletedDate'] as const;
@@ -17,11 +17,8 @@ export interface WorldRecord {
   readonly seedDates: Readonly<Partial<Record<DateField, string>>>;
 }
 
-export interface WorldRestaurant {
-  readonly guid: string;
-  readonly archived: boolean;
-  readonly body: Readonly<Record<string, unknown>>;
-}
+/** A restaurant as seeded; its `fields` are its body as getRestaurant answers it. */
+export type WorldRestaurant = SeedRestaurantEntry;
 
 export interface World {
   readonly restaurants: readonly WorldRestaurant[];
@@ -74,11 +71,7 @@ export function buildWorld(spec: Spec, seed: SeedData): World {
   const employees = seed.employees.map(record('employee', 'Employee'));
   const shifts = seed.shifts.map(record('shift', 'Shift'));
   return {
-    restaurants: seed.restaurants.map((r) => ({
-      guid: r.guid,
-      archived: r.archived,
-      body: r.fields,
-    })),
+    restaurants: seed.restaurants,
     employees,
     shifts,
     byGuid: new Map([...employees, ...shifts].map((r) => [r.guid, r])),
