@@ -29,7 +29,8 @@ export interface ProblemBody {
 /** The parsed JSON body, or undefined. */
 export function jsonOf(res: WireResponse): unknown {
   try {
-    return JSON.parse(res.text) as unknown;
+    const body: unknown = JSON.parse(res.text);
+    return body;
   } catch {
     return undefined;
   }
