@@ -1,5 +1,5 @@
 // The engine's entry point: read the spec and the seed, reach the target, run the properties one
-// by one, and report.
+// by one, and report what they found and what the run covered.
 import { authProperties } from './auth-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
@@ -44,7 +44,7 @@ export interface ContractOptions {
   readonly maxRateLimitWaitMs?: number;
   /**
    * Fail the run unless it covered the contract: every declared status the kit can provoke seen,
-   * every rule checked ({@link Report.minCoverage}). Meant for a full run: `only` leaves rules
+   * every rule checked ({@link Report.minCoverage}). The groups `only` leaves out may leave rules
    * unchecked. @default false
    */
   readonly minCoverage?: boolean;

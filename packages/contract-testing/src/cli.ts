@@ -29,7 +29,7 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .xml (JUnit) or .json (may be repeated)
   --min-coverage            fail unless the run saw every declared status it can provoke and
-                            checked every rule (meant for a full run, without --only)
+                            checked every rule (groups left out by --only may leave rules unchecked)
   --help                    this text
 `;
 
