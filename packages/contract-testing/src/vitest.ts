@@ -25,7 +25,8 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
  * Declares a vitest suite that property-tests `options.target` against the contract: a test per
  * property, failing with the rule broken, the shrunk counterexample and the curl commands that
  * replay it; with `minCoverage`, a last test that fails unless the properties before it saw every
- * declared status the kit can provoke and checked every rule.
+ * declared status the kit can provoke and checked every rule (so it fails when a filter such as
+ * `vitest -t` left some of them out).
  *
  * @param name - the suite's name
  * @param options - the target (a base URL, an app, or `{ handler, reset }` / `{ factory }` to
