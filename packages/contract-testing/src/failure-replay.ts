@@ -2,11 +2,41 @@
 // to the state the run started from (its records only), then the run's requests as curl commands,
 // each with the answer the target gave.
 import type { Engine } from './engine.js';
-import { type Exchange, toCurl } from './http-client.js';
+import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import { callToWire } from './requests.js';
 import type { Role } from './state-table-operations.js';
 import type { Knowledge } from './world.js';
+
+/** A word for the shell: single-quoted, or $'…' when it holds bytes a shell should not see. */
+function shellWord(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
+  const escaped = [...Buffer.from(text, 'latin1')]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      if (char === "'" || char === '\\') return `\\${char}`;
+      return byte >= 0x20 && byte <= 0x7e ? char : `\\x${byte.toString(16).padStart(2, '0')}`;
+    })
+    .join('');
+  return `$'${escaped}'`;
+}
+
+/** A body as the bytes it is sent as (UTF-8), quoted for the shell. */
+function bodyWord(text: string): string {
+  return shellWord(Buffer.from(text, 'utf8').toString('latin1'));
+}
+
+/** The curl command that sends `req` as the kit sent it. */
+function toCurl(client: HttpClient, req: WireRequest): string {
+  const parts = ['curl -sS -i --path-as-is', `-X ${req.method}`, shellWord(client.urlOf(req.path))];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.toLowerCase() === 'content-length') continue;
+    // Header values travel as latin1 in Node: the same bytes.
+    parts.push(`-H ${shellWord(`${name}: ${value}`)}`);
+  }
+  if (req.body !== undefined && req.body !== '') parts.push(`--data-binary ${bodyWord(req.body)}`);
+  return parts.join(' ');
+}
 
 /** What a failing run leaves for its replay. */
 export interface FailedRun {
