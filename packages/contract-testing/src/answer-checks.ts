@@ -79,12 +79,6 @@ export class Answer implements Exchange {
     if (!condition) throw new Violation(rule, message());
   }
 
-  /** The answer breaks `rule`. */
-  fail(rule: RuleName, message: string): never {
-    this.check(false, rule, () => message);
-    throw new Violation(rule, message);
-  }
-
   /** The answer is `status` with problem `code` (a HEAD answer has no body to hold the code). */
   problem(rule: RuleName, status: number, code: string): void {
     this.check(this.status === status, rule, () => `expected ${status} ${code}: ${this.show()}`);

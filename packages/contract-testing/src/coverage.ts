@@ -8,7 +8,7 @@ import type { Spec } from './spec-reader.js';
  * Declared statuses the kit cannot provoke from a healthy target, and why. Every other declared
  * status is one a default run reaches; one it did not see is a gap (`--min-coverage`).
  */
-export const UNREACHABLE_STATUSES: Readonly<Record<string, string>> = {
+const UNREACHABLE_STATUSES: Readonly<Record<string, string>> = {
   '429':
     "too many requests: the kit keeps to the target's rate limits (--rate) and waits a 429 out; one it met would be counted",
   '500': 'an internal error: no request provokes it from a correct target (a 5xx fails the run)',

@@ -75,7 +75,7 @@ const poolOf = (engine: Engine, call: Call) =>
   call.role === 'deleteShift' ? engine.world.shifts : engine.world.employees;
 
 /** Whether a call's identifier names `record` (a GUID in any case, or its external id). */
-export function callNames(engine: Engine, call: Call, record: WorldRecord): boolean {
+function callNames(engine: Engine, call: Call, record: WorldRecord): boolean {
   return isGuid(engine, call.id)
     ? record.guid === call.id.toLowerCase()
     : record.externalId === call.id;
