@@ -1,13 +1,10 @@
 // The engine's entry point: read the spec and the seed, reach the target, run the properties one
-// by one, and report.
-import {
-  buildWorld,
-  cloneKnowledge,
-  type Engine,
-  seedKnowledge,
-  stateTableOperations,
-} from './contract-model.js';
+// by one, and report what they found and what the run covered.
+import { authProperties } from './auth-properties.js';
+import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
+import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
+import { pathProperties } from './path-properties.js';
 import {
   GROUPS,
   type PropertyDefinition,
@@ -18,9 +15,11 @@ import {
 import { loadSeed, type SeedInput } from './seed-source.js';
 import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
+import { stateTableOperations } from './state-table-operations.js';
 import { statelessProperties } from './stateless-properties.js';
 import { type ContractTarget, resolveTarget } from './target.js';
 import { type AuthOptions, createTokenSource } from './token-source.js';
+import { buildWorld, cloneKnowledge, seedKnowledge } from './world.js';
 
 /** Options of {@link checkApiContract}. */
 export interface ContractOptions {
@@ -43,13 +42,19 @@ export interface ContractOptions {
   readonly rate?: number;
   /** The longest 429s are waited out for one request. @default 30000 */
   readonly maxRateLimitWaitMs?: number;
+  /**
+   * Fail the run unless it covered the contract: every declared status the kit can provoke seen,
+   * every rule checked ({@link Report.minCoverage}). The groups `only` leaves out may leave rules
+   * unchecked. @default false
+   */
+  readonly minCoverage?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
 }
 
 /** What a run of the kit found. */
 export interface Report {
-  /** Every property held (or could not apply). */
+  /** Every property held (or could not apply), and, when asked, the coverage is full. */
   readonly ok: boolean;
   readonly passed: number;
   readonly failed: number;
@@ -65,6 +70,10 @@ export interface Report {
   readonly rngSeed: number;
   readonly runs: number;
   readonly baseUrl: string;
+  /** What the run covered: statuses by operation, checks by rule, declared statuses not seen. */
+  readonly coverage: Coverage;
+  /** With `minCoverage`: whether the coverage is full, and what it lacks. */
+  readonly minCoverage?: { readonly met: boolean; readonly gaps: readonly string[] };
 }
 
 /** The engine and its properties, before any request. */
@@ -97,9 +106,15 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     knowledge,
     runStart: cloneKnowledge(knowledge),
     secrets: new Map(),
+    coverage: new CoverageTally(),
   };
   const only = new Set(options.only ?? GROUPS);
-  const all = [...statelessProperties(engine), ...stateProperties(engine, options.auth)];
+  const all = [
+    ...statelessProperties(engine),
+    ...pathProperties(engine),
+    ...stateProperties(engine),
+    ...authProperties(engine, options.auth),
+  ];
   const order = (p: PropertyDefinition) => GROUPS.indexOf(p.group);
   return {
     engine,
@@ -149,11 +164,14 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   } finally {
     await prepared.close();
   }
-  const { client } = prepared.engine;
+  const { client, spec } = prepared.engine;
   const count = (status: PropertyResult['status']) =>
     results.filter((r) => r.status === status).length;
+  const coverage = prepared.engine.coverage.coverage(spec);
+  const gaps = coverageGaps(coverage);
+  const minCoverage = options.minCoverage ? { met: gaps.length === 0, gaps } : undefined;
   return {
-    ok: count('failed') === 0,
+    ok: count('failed') === 0 && (minCoverage?.met ?? true),
     passed: count('passed'),
     failed: count('failed'),
     notApplicable: count('not-applicable'),
@@ -165,5 +183,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     rngSeed,
     runs,
     baseUrl: client.baseUrl.href,
+    coverage,
+    ...(minCoverage === undefined ? {} : { minCoverage }),
   };
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
-// property holds, 1 on any violation (or when the target cannot be tested), 2 on bad usage.
+// property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
+// on a coverage gap, or when the target cannot be tested; 2 on bad usage.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { checkApiContract } from './check-api-contract.js';
 import { GROUPS, type PropertyGroup } from './property-runner.js';
-import { formatReport, formatResultLine, toJUnitXml } from './report-format.js';
+import { formatReport, formatResultLine, toJsonReport, toJUnitXml } from './report-format.js';
 import type { AuthOptions } from './token-source.js';
 
 const USAGE = `Usage: workforce-kit-contract --base-url URL --seed FILE (--hs256-secret SECRET [--issuer ISS] [--audience AUD] | --token-command CMD) [options]
@@ -26,7 +27,9 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --rng-seed N              the RNG seed: the same seed against a freshly seeded target replays the run
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
-  --report FILE             also write the report: .xml (JUnit) or .json
+  --report FILE             also write the report: .xml (JUnit) or .json (may be repeated)
+  --min-coverage            fail unless the run saw every declared status it can provoke and
+                            checked every rule (groups left out by --only may leave rules unchecked)
   --help                    this text
 `;
 
@@ -42,7 +45,7 @@ const integer = (name: string, text: string | undefined, min: number): number | 
   return Number(text);
 };
 
-let values: Record<string, string | boolean | undefined>;
+let values: Record<string, string | boolean | string[] | undefined>;
 try {
   ({ values } = parseArgs({
     options: {
@@ -58,7 +61,8 @@ try {
       'rng-seed': { type: 'string' },
       only: { type: 'string' },
       rate: { type: 'string' },
-      report: { type: 'string' },
+      report: { type: 'string', multiple: true },
+      'min-coverage': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -105,9 +109,9 @@ const only = text('only')
 for (const group of only ?? []) {
   if (!(GROUPS as readonly string[]).includes(group)) usage(`--only: unknown group ${group}`);
 }
-const reportFile = text('report');
-if (reportFile !== undefined && !/\.(xml|json)$/i.test(reportFile)) {
-  usage('--report must name a .xml (JUnit) or .json file');
+const reportFiles = (values.report ?? []) as string[];
+for (const file of reportFiles) {
+  if (!/\.(xml|json)$/i.test(file)) usage('--report must name a .xml (JUnit) or .json file');
 }
 const runs = integer('--runs', text('runs'), 1);
 const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
@@ -123,6 +127,7 @@ try {
     ...(rngSeed === undefined ? {} : { rngSeed }),
     ...(rate === undefined ? {} : { rate }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
+    minCoverage: values['min-coverage'] === true,
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
   });
 } catch (error) {
@@ -131,12 +136,7 @@ try {
   process.exit(2);
 }
 process.stdout.write(`${formatReport(report, { lines: false })}\n`);
-if (reportFile !== undefined) {
-  await writeFile(
-    reportFile,
-    reportFile.toLowerCase().endsWith('.xml')
-      ? toJUnitXml(report)
-      : `${JSON.stringify(report, null, 2)}\n`,
-  );
+for (const file of reportFiles) {
+  await writeFile(file, /\.xml$/i.test(file) ? toJUnitXml(report) : toJsonReport(report));
 }
 process.exit(report.ok ? 0 : 1);

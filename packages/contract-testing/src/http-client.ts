@@ -1,6 +1,6 @@
 // Requests on the wire: one keep-alive connection, an optional pace, 429s waited out (a 429 with
 // Retry-After is a documented answer, never a violation), every exchange counted and kept in the
-// transcript of the current run, and shown as the curl command that replays it.
+// transcript of the current run.
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
@@ -79,12 +79,16 @@ export class HttpClient {
     this.transcript = [];
   }
 
-  /** Sends `req`; a 429 is waited out (Retry-After) and the request sent again. */
-  async send(req: WireRequest): Promise<WireResponse> {
+  /**
+   * Sends `req`; a 429 is waited out (Retry-After) and the request sent again. `onAnswer` hears
+   * the status of every answer, each 429 included.
+   */
+  async send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
     const limit = this.options.maxRateLimitWaitMs ?? 30_000;
     let waited = 0;
     for (;;) {
       const res = await this.sendOnce(req);
+      onAnswer?.(res.status);
       if (res.status !== 429) {
         this.transcript.push({ request: req, response: res });
         return res;
@@ -161,34 +165,4 @@ export class HttpClient {
   close(): void {
     this.agent.destroy();
   }
-}
-
-/** A word for the shell: single-quoted, or $'…' when it holds bytes a shell should not see. */
-function shellWord(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
-  const escaped = [...Buffer.from(text, 'latin1')]
-    .map((byte) => {
-      const char = String.fromCharCode(byte);
-      if (char === "'" || char === '\\') return `\\${char}`;
-      return byte >= 0x20 && byte <= 0x7e ? char : `\\x${byte.toString(16).padStart(2, '0')}`;
-    })
-    .join('');
-  return `$'${escaped}'`;
-}
-
-/** A body as the bytes it is sent as (UTF-8), quoted for the shell. */
-function bodyWord(text: string): string {
-  return shellWord(Buffer.from(text, 'utf8').toString('latin1'));
-}
-
-/** The curl command that sends `req` as the kit sent it. */
-export function toCurl(client: HttpClient, req: WireRequest): string {
-  const parts = ['curl -sS -i --path-as-is', `-X ${req.method}`, shellWord(client.urlOf(req.path))];
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name.toLowerCase() === 'content-length') continue;
-    // Header values travel as latin1 in Node: the same bytes.
-    parts.push(`-H ${shellWord(`${name}: ${value}`)}`);
-  }
-  if (req.body !== undefined && req.body !== '') parts.push(`--data-binary ${bodyWord(req.body)}`);
-  return parts.join(' ');
 }

@@ -2,7 +2,8 @@
  * Property-test a deployment of the workforce-kit API against its OpenAPI contract, over HTTP:
  * requests generated from the spec (valid and invalid), sequences over a model of the seed's
  * state tables, bad tokens and missing grants, and isolation between restaurants. Failures shrink
- * to a minimal run, printed as curl commands that replay it. The same engine runs as the
+ * to a minimal run, printed as curl commands that replay it; every report says what the run
+ * covered (statuses by operation, checks by rule, declared statuses never seen and why). The same engine runs as the
  * `workforce-kit-contract` command and, for vitest, as `describeApiContract` from
  * `@workforce-kit/contract-testing/vitest`.
  *
@@ -21,9 +22,17 @@ export {
   checkApiContract,
   type Report,
 } from './check-api-contract.js';
+export type { Coverage, UnseenStatus } from './coverage.js';
 export { GROUPS, type PropertyGroup, type PropertyResult } from './property-runner.js';
-export { formatFailure, formatReport, formatResultLine, toJUnitXml } from './report-format.js';
-export { RULES, type RuleName } from './response-checks.js';
+export {
+  formatCoverage,
+  formatFailure,
+  formatReport,
+  formatResultLine,
+  toJsonReport,
+  toJUnitXml,
+} from './report-format.js';
+export { RULES, type RuleName } from './rules.js';
 export type { SeedInput } from './seed-source.js';
 export type { ContractTarget, RequestHandler } from './target.js';
 export type { AuthOptions, Grant } from './token-source.js';

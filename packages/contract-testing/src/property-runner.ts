@@ -1,27 +1,22 @@
 // Runs one named property with fast-check and turns its outcome into a result: passed, or the
 // rule broken, the shrunk counterexample, the RNG seed and path, and the curl commands that replay
-// the failing run (with, against a live target, the calls that bring a freshly seeded target to
-// the state the run started from).
+// the failing run. What a property's runs leave behind (the failing run's transcript, a target
+// that stopped answering) belongs to that property's trial, never to the module: two runs of the
+// kit in one process are independent.
 import fc from 'fast-check';
-import {
-  cloneKnowledge,
-  type Engine,
-  fullGrant,
-  type Knowledge,
-  type Role,
-  seedKnowledge,
-  toWire,
-} from './contract-model.js';
-import { type Exchange, TargetUnavailable, toCurl } from './http-client.js';
-import { RULES, type RuleName, Violation } from './response-checks.js';
+import type { Engine } from './engine.js';
+import { type FailedRun, replayOf } from './failure-replay.js';
+import { TargetUnavailable } from './http-client.js';
+import { RULES, type RuleName, Violation } from './rules.js';
+import { cloneKnowledge, seedKnowledge } from './world.js';
 
 /** The four groups of properties (`--only`). */
 export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation'] as const;
 /** One of the {@link GROUPS}. */
 export type PropertyGroup = (typeof GROUPS)[number];
 
-/** A fast-check property of any arguments. */
-export type ContractProperty = fc.IAsyncProperty<[unknown]>;
+/** A fast-check property over a tuple of generated arguments. */
+export type ContractProperty = fc.IAsyncProperty<unknown[]>;
 
 /** One property the kit checks. */
 export interface PropertyDefinition {
@@ -34,8 +29,8 @@ export interface PropertyDefinition {
   readonly notApplicable?: string;
   /** Runs of this property for a `runs` setting. */
   readonly runs?: (runs: number) => number;
-  /** The property; its predicate calls {@link beginRun} first. */
-  build(engine: Engine): ContractProperty;
+  /** The property, its predicate wrapped by {@link Trial.predicate}. */
+  build(trial: Trial): ContractProperty;
 }
 
 /** The outcome of one property. */
@@ -64,90 +59,57 @@ export interface PropertyResult {
   readonly replay?: readonly string[];
 }
 
-interface FailedRun {
-  readonly transcript: readonly Exchange[];
-  readonly runStart: Knowledge;
-}
+/** One property being checked against one engine: what its runs leave for the result. */
+export class Trial {
+  /** The last failing run (fast-check ends on the shrunk one). */
+  failure: FailedRun | undefined;
+  /** Set once the target stops answering: the remaining runs fail at once. */
+  private unavailable: TargetUnavailable | undefined;
 
-/** The state of the run being executed, for the replay of a failure. */
-let currentFailure: FailedRun | undefined;
+  constructor(readonly engine: Engine) {}
 
-/**
- * Starts a run: a new transcript; with an in-process factory, a fresh app and the seed's state.
- * `fresh: false` keeps the target as it is (the knowledge follows it).
- */
-export async function beginRun(engine: Engine, { fresh }: { readonly fresh: boolean }) {
-  engine.client.startRun();
-  if (fresh && engine.fresh !== undefined) {
-    await engine.fresh();
-    engine.knowledge = seedKnowledge(engine.world);
-  }
-  engine.runStart = cloneKnowledge(engine.knowledge);
-}
-
-/** The predicate of a property, wrapped: a failing run's transcript is kept for the replay. */
-export function recorded<T extends unknown[]>(
-  engine: Engine,
-  predicate: (...args: T) => Promise<void>,
-): (...args: T) => Promise<void> {
-  return async (...args) => {
-    if (unavailable !== undefined) throw unavailable;
-    try {
-      await predicate(...args);
-    } catch (error) {
-      if (error instanceof TargetUnavailable) unavailable = error;
-      currentFailure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
-      throw error;
-    }
-  };
-}
-
-let unavailable: TargetUnavailable | undefined;
-const capturedFailure = () => currentFailure;
-
-/** Calls that take a freshly seeded target to the state a run started from (its records only). */
-async function setupCalls(engine: Engine, failure: FailedRun): Promise<string[]> {
-  const named = failure.transcript
-    .map((exchange) => {
-      try {
-        return decodeURIComponent(exchange.request.path).toLowerCase();
-      } catch {
-        return exchange.request.path.toLowerCase();
+  /**
+   * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
+   * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target
+   * as it is: the knowledge follows it); a failing run's transcript is kept for the replay.
+   */
+  predicate<T extends unknown[]>(
+    { fresh }: { readonly fresh: boolean },
+    body: (...args: T) => Promise<void>,
+  ): (...args: T) => Promise<void> {
+    const { engine } = this;
+    return async (...args) => {
+      if (this.unavailable !== undefined) throw this.unavailable;
+      engine.client.startRun();
+      if (fresh && engine.fresh !== undefined) {
+        await engine.fresh();
+        engine.knowledge = seedKnowledge(engine.world);
       }
-    })
-    .join('\n');
-  const lines: string[] = [];
-  for (const record of [...engine.world.employees, ...engine.world.shifts]) {
-    const state = failure.runStart.get(record.guid);
-    if (state === undefined || state.deleted === record.seedDeleted) continue;
-    const mentioned =
-      named.includes(record.guid) ||
-      (record.externalId !== undefined && named.includes(record.externalId.toLowerCase()));
-    if (!mentioned) continue;
-    const role: Role =
-      record.kind === 'shift' ? 'deleteShift' : state.deleted ? 'archive' : 'unarchive';
-    const req = await toWire(engine, {
-      role,
-      context: record.restaurant,
-      grant: fullGrant(engine),
-      id: record.guid,
-    });
-    lines.push(toCurl(engine.client, req));
+      engine.runStart = cloneKnowledge(engine.knowledge);
+      try {
+        await body(...args);
+      } catch (error) {
+        if (error instanceof TargetUnavailable) this.unavailable = error;
+        this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
+        throw error;
+      }
+    };
   }
-  return lines;
 }
-
-const outcomeOf = (exchange: Exchange) => {
-  const code = /"code"\s*:\s*"([A-Z_]+)"/.exec(exchange.response.text)?.[1];
-  return `# -> ${exchange.response.status}${code === undefined ? '' : ` ${code}`}`;
-};
 
 export interface RunSettings {
   readonly runs: number;
   readonly seed: number;
 }
 
-/** Runs `definition` and reports its outcome. */
+const messageOf = (error: unknown) =>
+  error instanceof Violation
+    ? error.detail
+    : error instanceof Error
+      ? error.message
+      : String(error);
+
+/** Runs `definition` against `engine` and reports its outcome. */
 export async function runProperty(
   engine: Engine,
   definition: PropertyDefinition,
@@ -166,10 +128,9 @@ export async function runProperty(
       message: definition.notApplicable,
     };
   }
-  currentFailure = undefined;
-  unavailable = undefined;
+  const trial = new Trial(engine);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
-  const details = await fc.check(definition.build(engine), { numRuns, seed: settings.seed });
+  const details = await fc.check(definition.build(trial), { numRuns, seed: settings.seed });
   const common = {
     ...base,
     runs: details.numRuns,
@@ -184,35 +145,22 @@ export async function runProperty(
       : error instanceof TargetUnavailable
         ? 'target-available'
         : 'error';
-  const failure: FailedRun | undefined = capturedFailure();
-  const replay: string[] = [];
-  if (failure !== undefined && rule !== 'target-available') {
-    const setup = engine.fresh === undefined ? await setupCalls(engine, failure) : [];
-    if (setup.length > 0) {
-      replay.push('# Bring a freshly seeded target to the state the failing run started from:');
-      replay.push(...setup);
-      replay.push('# The failing run:');
-    }
-    for (const exchange of failure.transcript) {
-      replay.push(`${toCurl(engine.client, exchange.request)}  ${outcomeOf(exchange)}`);
-    }
-  }
+  const replay =
+    trial.failure !== undefined && rule !== 'target-available'
+      ? await replayOf(engine, trial.failure)
+      : [];
   return {
     ...common,
     status: 'failed',
     rule,
     ruleText: rule === 'error' ? 'the property ran to its end' : RULES[rule],
-    message:
-      error instanceof Violation
-        ? error.detail
-        : error instanceof Error
-          ? error.message
-          : String(error),
-    counterexample:
-      details.counterexample === null ? undefined : fc.stringify(details.counterexample),
+    message: messageOf(error),
+    ...(details.counterexample === null
+      ? {}
+      : { counterexample: fc.stringify(details.counterexample) }),
     seed: details.seed,
     ...(details.counterexamplePath === null ? {} : { path: details.counterexamplePath }),
     shrinks: details.numShrinks,
     replay,
-  } as PropertyResult;
+  };
 }

@@ -1,6 +1,8 @@
 // A report as people and CI servers read it: one line per property, each failure with its rule,
-// its minimal counterexample and the curl commands that replay it; JSON; JUnit XML.
+// its minimal counterexample and the curl commands that replay it, and what the run covered; as
+// text, JSON and JUnit XML.
 import type { Report } from './check-api-contract.js';
+import type { Coverage } from './coverage.js';
 import type { PropertyResult } from './property-runner.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -39,12 +41,75 @@ export function formatFailure(result: PropertyResult): string {
   return lines.join('\n');
 }
 
-/** The text report: a line per property, the failures in full, the totals, then `N passed, M failed`. */
+/**
+ * The coverage as text: a line per operation with each status seen and its answers (declared
+ * statuses not seen marked `-`), the checks of each rule, and each declared status not seen with
+ * why the kit cannot provoke it.
+ */
+export function formatCoverage(coverage: Coverage): string {
+  const out = ['coverage (status: answers; declared statuses never seen: -):'];
+  const width = Math.max(...Object.keys(coverage.operations).map((id) => id.length));
+  for (const [id, statuses] of Object.entries(coverage.operations)) {
+    const cells = Object.entries(statuses).map(([s, n]) => `${s}: ${n === 0 ? '-' : n}`);
+    out.push(`  ${id.padEnd(width)}  ${cells.join(', ')}`);
+  }
+  out.push(
+    'rules checked (answers held to each):',
+    ...wrap(Object.entries(coverage.rules).map(([rule, n]) => `${rule} ${n}`)),
+  );
+  // The unseen by reason, then by status: `503 of every operation: why`.
+  const byReason = new Map<string, Map<string, string[]>>();
+  for (const { operationId, status, reason } of coverage.unseen) {
+    const why = reason ?? 'reachable, and this run did not provoke it';
+    const statuses = byReason.get(why) ?? new Map<string, string[]>();
+    statuses.set(status, [...(statuses.get(status) ?? []), operationId]);
+    byReason.set(why, statuses);
+  }
+  if (byReason.size > 0) out.push('declared, never seen:');
+  const operationCount = Object.keys(coverage.operations).length;
+  for (const [why, statuses] of byReason) {
+    const which = [...statuses].map(([status, ids]) =>
+      ids.length === operationCount
+        ? `${status} of every operation`
+        : `${status} of ${ids.join(', ')}`,
+    );
+    out.push(`  ${which.join('; ')}: ${why}`);
+  }
+  return out.join('\n');
+}
+
+/** Items joined with commas into indented lines of at most 100 characters. */
+function wrap(items: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of items) {
+    if (line !== '' && line.length + item.length + 2 > 98) {
+      lines.push(`  ${line},`);
+      line = '';
+    }
+    line = line === '' ? item : `${line}, ${item}`;
+  }
+  if (line !== '') lines.push(`  ${line}`);
+  return lines;
+}
+
+/**
+ * The text report: a line per property, the failures in full, the coverage, the totals (and,
+ * when asked, whether the coverage is full), then `N passed, M failed`.
+ */
 export function formatReport(report: Report, { lines = true }: { readonly lines?: boolean } = {}) {
   const out: string[] = [];
   if (lines) out.push(...report.results.map(formatResultLine));
   const failures = report.results.filter((r) => r.status === 'failed');
   if (failures.length > 0) out.push('', ...failures.map(formatFailure), '');
+  out.push(formatCoverage(report.coverage));
+  if (report.minCoverage !== undefined) {
+    out.push(
+      report.minCoverage.met
+        ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked'
+        : `minimum coverage not met: ${report.minCoverage.gaps.join('; ')}`,
+    );
+  }
   const statuses = Object.entries(report.statuses)
     .map(([status, count]) => `${status}: ${count}`)
     .join(', ');
@@ -55,7 +120,8 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
       report.notApplicable > 0 ? `; ${report.notApplicable} not applicable` : ''
     }`,
   );
-  out.push(`${report.passed} passed, ${report.failed} failed`);
+  const short = report.minCoverage?.met === false ? ', minimum coverage not met' : '';
+  out.push(`${report.passed} passed, ${report.failed} failed${short}`);
   return out.join('\n');
 }
 
@@ -67,9 +133,36 @@ const xml = (text: string) =>
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;');
 
-/** The report as JUnit XML: a test case per property. */
+/**
+ * The coverage as JUnit properties of the suite: `coverage.status.<operationId>.<status>` (answers),
+ * `coverage.rule.<rule>` (checks), `coverage.unseen.<operationId>.<status>` (the reason, or
+ * `reachable`).
+ */
+function coverageProperties(coverage: Coverage): string[] {
+  const property = (name: string, value: string | number) =>
+    `    <property name="${xml(name)}" value="${xml(String(value))}"/>`;
+  return [
+    '  <properties>',
+    ...Object.entries(coverage.operations).flatMap(([id, statuses]) =>
+      Object.entries(statuses).map(([s, n]) => property(`coverage.status.${id}.${s}`, n)),
+    ),
+    ...Object.entries(coverage.rules).map(([rule, n]) => property(`coverage.rule.${rule}`, n)),
+    ...coverage.unseen.map((u) =>
+      property(`coverage.unseen.${u.operationId}.${u.status}`, u.reason ?? 'reachable'),
+    ),
+    '  </properties>',
+  ];
+}
+
+/** The JSON report: the report as is, `coverage` included. */
+export const toJsonReport = (report: Report): string => `${JSON.stringify(report, null, 2)}\n`;
+
+/**
+ * The report as JUnit XML: the coverage as properties of the suite, a test case per property,
+ * and, when the minimum coverage was asked for, a test case `coverage.minimum`.
+ */
 export function toJUnitXml(report: Report): string {
-  const cases = report.results.map((result) => {
+  const cases = report.results.map((result): string => {
     const open = `  <testcase classname="workforce-kit-contract.${result.group}" name="${xml(result.name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
     if (result.status === 'passed') return `${open}</testcase>`;
     if (result.status === 'not-applicable') {
@@ -77,9 +170,20 @@ export function toJUnitXml(report: Report): string {
     }
     return `${open}\n    <failure message="${xml(`${result.rule}: ${result.ruleText}`)}" type="${xml(String(result.rule))}">${xml(formatFailure(result))}</failure>\n  </testcase>`;
   });
+  const { minCoverage } = report;
+  if (minCoverage !== undefined) {
+    const open = '  <testcase classname="workforce-kit-contract.coverage" name="coverage.minimum">';
+    cases.push(
+      minCoverage.met
+        ? `${open}</testcase>`
+        : `${open}\n    <failure message="minimum coverage not met" type="min-coverage">${xml(minCoverage.gaps.join('\n'))}</failure>\n  </testcase>`,
+    );
+  }
+  const failures = report.failed + (minCoverage?.met === false ? 1 : 0);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="workforce-kit-contract" tests="${report.results.length}" failures="${report.failed}" skipped="${report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `<testsuite name="workforce-kit-contract" tests="${cases.length}" failures="${failures}" skipped="${report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    ...coverageProperties(report.coverage),
     ...cases,
     '</testsuite>',
     '',

@@ -8,9 +8,9 @@ import addFormatsModule from 'ajv-formats';
 /** A JSON Schema node of the spec. */
 export type SchemaNode = boolean | Readonly<Record<string, unknown>>;
 
-// ajv-formats is CommonJS: its default export is the plugin, or a namespace holding it.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+// ajv-formats is CommonJS: Node's default import is its module.exports, the plugin, which also
+// holds itself as `default` (what the types describe).
+const addFormats = addFormatsModule.default;
 
 const COMPONENTS_ID = 'workforce-kit-contract:components';
 const COMPONENT_REF = '#/components/schemas/';

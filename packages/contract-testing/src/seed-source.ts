@@ -62,13 +62,11 @@ export async function loadSeed(input: SeedInput): Promise<SeedData> {
   if (first.isErr())
     throw new Error(`the seed does not match the seed format:\n${formatSeedIssues(first.error)}`);
   if (second.isErr()) throw new Error(formatSeedIssues(second.error));
-  const entries = (
-    records: readonly Readonly<Record<string, unknown>>[],
-    again: readonly Readonly<Record<string, unknown>>[],
-  ): SeedEntry[] =>
-    records.map((record, i) => {
-      const other = again[i] ?? {};
-      const { version: _version, ...fields } = plain(record);
+  const entries = (parsed: readonly object[], again: readonly object[]): SeedEntry[] =>
+    parsed.map((entry, i) => {
+      const record = plain(entry);
+      const other = plain(again[i] ?? {});
+      const { version: _version, ...fields } = record;
       return {
         restaurantGuid: String(record.restaurantGuid),
         guid: String(record.guid),
@@ -107,13 +105,7 @@ export async function loadSeed(input: SeedInput): Promise<SeedData> {
             };
       return { guid: restaurant.guid, archived: restaurant.general.archived, fields };
     }),
-    employees: entries(
-      first.value.employees as unknown as Record<string, unknown>[],
-      second.value.employees as unknown as Record<string, unknown>[],
-    ),
-    shifts: entries(
-      first.value.shifts as unknown as Record<string, unknown>[],
-      second.value.shifts as unknown as Record<string, unknown>[],
-    ),
+    employees: entries(first.value.employees, second.value.employees),
+    shifts: entries(first.value.shifts, second.value.shifts),
   };
 }

@@ -321,7 +321,7 @@ export function documentedCodes(spec: Spec, node: SchemaNode | undefined): strin
   const own =
     code === undefined || typeof code === 'boolean'
       ? []
-      : [...((code.enum as unknown[] | undefined) ?? []), ...('const' in code ? [code.const] : [])]
+      : [...(Array.isArray(code.enum) ? code.enum : []), ...('const' in code ? [code.const] : [])]
           .filter((value) => value !== undefined)
           .map(String);
   const parts = (node.allOf as readonly SchemaNode[] | undefined) ?? [];

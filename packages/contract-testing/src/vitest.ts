@@ -11,8 +11,9 @@ import {
   prepareContract,
   propertySeed,
 } from './check-api-contract.js';
+import { coverageGaps } from './coverage.js';
 import { runProperty } from './property-runner.js';
-import { formatFailure } from './report-format.js';
+import { formatCoverage, formatFailure } from './report-format.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
 export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
@@ -23,7 +24,9 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
 /**
  * Declares a vitest suite that property-tests `options.target` against the contract: a test per
  * property, failing with the rule broken, the shrunk counterexample and the curl commands that
- * replay it.
+ * replay it; with `minCoverage`, a last test that fails unless the properties before it saw every
+ * declared status the kit can provoke and checked every rule (so it fails when a filter such as
+ * `vitest -t` left some of them out).
  *
  * @param name - the suite's name
  * @param options - the target (a base URL, an app, or `{ handler, reset }` / `{ factory }` to
@@ -64,6 +67,15 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
         },
         options.timeoutMs ?? 120_000,
       );
+    }
+    if (options.minCoverage) {
+      it('covers every declared status the kit can provoke, and checks every rule', () => {
+        const coverage = prepared.engine.coverage.coverage(prepared.engine.spec);
+        const gaps = coverageGaps(coverage);
+        if (gaps.length > 0) {
+          throw new Error(`${gaps.join('\n')}\n\n${formatCoverage(coverage)}`);
+        }
+      });
     }
   });
 }

@@ -1,33 +1,45 @@
 // The command's exit codes and output when something is wrong: 2 for bad usage; 1 for a broken
-// rule, with the failure's replay as curl commands and a JUnit report naming it. The broken
-// deployment is one of the mutation suite's, served by this test on a loopback port as a live
-// target (no reset between runs: the kit follows the state it changes).
+// rule, with the failure's replay as curl commands and a JUnit report naming it; 1 with
+// --min-coverage on a target that hides a declared status. The broken deployments are the
+// mutation suite's, served by this test on loopback ports as live targets (no reset between runs:
+// the kit follows the state it changes).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Report } from '@workforce-kit/contract-testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MUTANTS } from './support/mutants.js';
 import { runKit } from './support/processes.js';
 import { AUDIENCE, DEMO_SEED_FILE, ISSUER, routerTarget, SECRET } from './support/router-target.js';
 
-let server: Server;
+const servers: Server[] = [];
 let url: string;
+let hidingUrl: string;
 let folder: string;
+
+/** Serves the mutant `name` on a loopback port; its base URL. */
+async function serveMutant(name: string): Promise<string> {
+  const mutant = MUTANTS.find((m) => m.name === name);
+  if (mutant === undefined) throw new Error(`no mutant ${name}`);
+  const server = createServer((await routerTarget(mutant.hooks)).handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-contract-exit-'));
-  const mutant = MUTANTS.find((m) => m.name === 'archive-twice-400');
-  const target = await routerTarget(mutant?.hooks);
-  server = createServer(target.handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await serveMutant('archive-twice-400');
+  hidingUrl = await serveMutant('hides-payload-too-large');
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
   await rm(folder, { recursive: true, force: true });
 });
 
@@ -75,4 +87,30 @@ it('exits 1 on a broken rule, printing the rule, the replay and the totals last'
     '<testcase classname="workforce-kit-contract.stateful" name="stateful.state-tables"',
   );
   expect(xml).toContain('<failure message="archive-archived:');
+}, 120_000);
+
+it('exits 1 with --min-coverage on a target that hides a declared status, naming it', async () => {
+  const report = join(folder, 'hiding.json');
+  const run = await runKit([
+    '--base-url',
+    hidingUrl,
+    '--seed',
+    DEMO_SEED_FILE,
+    ...auth,
+    '--rng-seed',
+    '7',
+    '--min-coverage',
+    '--report',
+    report,
+  ]);
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  const json = JSON.parse(await readFile(report, 'utf8')) as Report;
+  const hidden = { operationId: 'unarchiveEmployee', status: '413' };
+  // Declared, never seen, and no reason: the kit could have provoked it.
+  expect(json.coverage.operations.unarchiveEmployee?.['413']).toBe(0);
+  expect(json.coverage.unseen).toContainEqual(hidden);
+  expect(json.minCoverage?.met).toBe(false);
+  expect(json.minCoverage?.gaps).toContain('unarchiveEmployee never answered 413');
+  expect(run.stdout).toContain('minimum coverage not met: unarchiveEmployee never answered 413');
+  expect(run.stdout.trim().split('\n').at(-1)).toMatch(/, minimum coverage not met$/);
 }, 120_000);

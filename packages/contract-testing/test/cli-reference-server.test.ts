@@ -1,12 +1,15 @@
 // The kit's command as a user runs it, against the reference server as a user starts it
 // (`workforce-kit` with jwt auth from an HS256 secret, an issuer and an audience, and a seed
 // file), on each web framework (Express, Fastify) and each store (memory, PGlite, a PostgreSQL
-// server). Default settings, a fixed RNG seed; the server's per-second rate limit is raised so that the run is not paced by it (the
-// kit waits 429s out; `--rate` keeps a run within the default limits instead).
+// server). Default settings, a fixed RNG seed and --min-coverage: every declared status seen or
+// unreachable, every rule checked, in the text, JSON and JUnit reports. The server's rate limits
+// are raised so that the run is not paced by them (the kit waits 429s out; `--rate` keeps a run
+// within the default limits instead).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Report } from '@workforce-kit/contract-testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKit, type ServerProcess, startReferenceServer } from './support/processes.js';
@@ -76,8 +79,9 @@ describe.each(targets)(
       await server?.stop();
     });
 
-    it('finds every property kept, exit 0, and reports the requests it sent', async () => {
+    it('finds every property kept and the contract covered, exit 0, in every report', async () => {
       const report = join(folder, `${framework}-${store}.json`);
+      const junit = join(folder, `${framework}-${store}.xml`);
       const args = [
         '--base-url',
         server.url,
@@ -91,20 +95,49 @@ describe.each(targets)(
         AUDIENCE,
         '--rng-seed',
         '42',
+        '--min-coverage',
       ];
-      const run = await runKit([...args, '--report', report]);
+      const run = await runKit([...args, '--report', report, '--report', junit]);
       const lines = run.stdout.trim().split('\n');
       expect(lines.at(-1), run.stdout + run.stderr).toMatch(/^\d+ passed, 0 failed$/);
       expect(run.code, run.stdout).toBe(0);
-      const json = JSON.parse(await readFile(report, 'utf8')) as {
-        requests: number;
-        passed: number;
-        results: { name: string; status: string }[];
-      };
-      // One line per property, then the totals, then the last line.
+      const json = JSON.parse(await readFile(report, 'utf8')) as Report;
+      // One line per property, the coverage, the totals, then the last line.
       expect(lines.filter((line) => /^[✔✘-] /.test(line))).toHaveLength(json.results.length);
       expect(json.passed).toBe(json.results.length);
       expect(lines.at(-2)).toContain(`${json.requests} requests sent`);
+      expect(run.stdout).toContain('minimum coverage met');
+      expect(json.minCoverage).toEqual({ met: true, gaps: [] });
+      // Every declared status seen, or listed with why the kit cannot provoke it (429, 500, 503
+      // here: the rate limits are raised); every rule checked.
+      const { coverage } = json;
+      expect(Object.keys(coverage.operations)).toHaveLength(4);
+      for (const [operationId, statuses] of Object.entries(coverage.operations)) {
+        for (const [status, answers] of Object.entries(statuses)) {
+          if (answers > 0) continue;
+          expect(coverage.unseen).toContainEqual({
+            operationId,
+            status,
+            reason: expect.any(String),
+          });
+        }
+      }
+      expect(new Set(coverage.unseen.map((u) => u.status))).toEqual(new Set(['429', '500', '503']));
+      expect(Object.values(coverage.rules).every((checks) => checks > 0)).toBe(true);
+      expect(run.stdout).toContain(
+        `unarchiveEmployee  200: ${coverage.operations.unarchiveEmployee?.['200']}, `,
+      );
+      const xml = await readFile(junit, 'utf8');
+      expect(xml).toContain(
+        `<property name="coverage.rule.no-reveal" value="${coverage.rules['no-reveal']}"/>`,
+      );
+      expect(xml).toContain(
+        `<property name="coverage.status.deleteShift.200" value="${coverage.operations.deleteShift?.['200']}"/>`,
+      );
+      expect(xml).toMatch(/<property name="coverage\.unseen\.getRestaurant\.503" value="storage/);
+      expect(xml).toContain(
+        '<testcase classname="workforce-kit-contract.coverage" name="coverage.minimum"></testcase>',
+      );
       console.info(`${framework} over ${store}: ${json.requests} requests, ${run.ms} ms`);
     }, 120_000);
   },

@@ -2,7 +2,7 @@
 // request id or timestamp that happens to contain the digits of another restaurant's external id
 // is not a leak (CI once failed on "10042" inside a request id), the id itself in a body is.
 import { describe, expect, it } from 'vitest';
-import { mentionsToken } from '../src/contract-model.js';
+import { mentionsToken } from '../src/no-reveal.js';
 
 describe('mentionsToken', () => {
   it('finds a text standing on its own', () => {

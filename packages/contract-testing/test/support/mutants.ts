@@ -5,7 +5,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import {
   type ConditionalWrite,
-  type Employee,
   type Guid,
   type IdentityChangeRefused,
   parseRecordId,
@@ -320,11 +319,12 @@ export const MUTANTS: readonly Mutant[] = [
                   !change.record.deleted && before?.deletedDate !== undefined
                     ? {
                         ...change,
-                        // A record the core's types refuse (not deleted, with a deletedDate): the bug.
-                        record: {
-                          ...change.record,
-                          deletedDate: before.deletedDate,
-                        } as unknown as Employee,
+                        // A record the core's types refuse (not deleted, with a deletedDate): the
+                        // bug. Object.assign adds it where a literal would not compile.
+                        record: Object.assign(
+                          { ...change.record },
+                          { deletedDate: before.deletedDate },
+                        ),
                       }
                     : change,
                 ),
@@ -371,6 +371,23 @@ export const MUTANTS: readonly Mutant[] = [
       before: [
         rewriting((answer) => {
           if (answer.status === 405) answer.res.removeHeader('allow');
+        }),
+      ],
+    },
+  },
+  {
+    name: 'hides-payload-too-large',
+    bug: 'a body over the limit is answered 400 MALFORMED_JSON: the declared 413 is never seen',
+    hooks: {
+      before: [
+        rewriting((answer) => {
+          if (answer.status !== 413) return;
+          answer.status = 400;
+          editJson(answer, (body) => {
+            body.status = 400;
+            body.code = 'MALFORMED_JSON';
+            body.title = 'Malformed JSON';
+          });
         }),
       ],
     },

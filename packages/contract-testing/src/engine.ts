@@ -1,0 +1,50 @@
+// Everything the properties of one run work with (the spec, the world, the target's client,
+// tokens, the knowledge of the target's state, the coverage tally), and the one way they send a
+// request: each answer counted for the operations it answers.
+import { Answer, type CheckContext } from './answer-checks.js';
+import type { CoverageTally } from './coverage.js';
+import { type HttpClient, TargetUnavailable, type WireRequest } from './http-client.js';
+import type { Spec, SpecOperation } from './spec-reader.js';
+import type { Role } from './state-table-operations.js';
+import type { TokenSource } from './token-source.js';
+import type { Knowledge, World } from './world.js';
+
+/** One run of the kit: made by `prepareContract`, shared by nothing else. */
+export interface Engine extends CheckContext {
+  readonly spec: Spec;
+  readonly world: World;
+  readonly client: HttpClient;
+  readonly tokens: TokenSource;
+  readonly operations: Readonly<Record<Role, SpecOperation>>;
+  /** Puts a fresh, seeded app behind the base URL (in-process factories only). */
+  readonly fresh: (() => Promise<void>) | undefined;
+  /** What the kit knows of the target's records now. */
+  knowledge: Knowledge;
+  /** The knowledge at the start of the current run (for a replay's setup). */
+  runStart: Knowledge;
+  /** Texts of other restaurants a context's answers must not show, by context restaurant. */
+  readonly secrets: Map<string, readonly string[]>;
+  readonly coverage: CoverageTally;
+}
+
+/**
+ * Sends `req` and returns its answer, to be checked. The answer (and any 429 waited out) counts
+ * for the statuses of `operations`: the request's operation, the operations of its path for a
+ * method the path does not take, none for a path that names no operation.
+ */
+export async function send(
+  engine: Engine,
+  req: WireRequest,
+  ...operations: readonly SpecOperation[]
+): Promise<Answer> {
+  try {
+    const res = await engine.client.send(req, (status) => {
+      for (const op of operations) engine.coverage.answered(op.id, status);
+    });
+    engine.coverage.checked('target-available');
+    return new Answer(engine, req, res);
+  } catch (error) {
+    if (error instanceof TargetUnavailable) engine.coverage.checked('target-available');
+    throw error;
+  }
+}

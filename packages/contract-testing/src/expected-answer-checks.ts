@@ -1,0 +1,99 @@
+// An answer held to the one the oracle expects: the problem, or the record or restaurant with its
+// fields, its dates and its `deleted` flag as the state tables say.
+import { isDeepStrictEqual } from 'node:util';
+import { type Answer, jsonOf } from './answer-checks.js';
+import type { SpecOperation } from './spec-reader.js';
+import type { Expected } from './state-oracle.js';
+import { DATE_FIELDS, type Knowledge } from './world.js';
+
+function describeDiff(
+  got: Readonly<Record<string, unknown>>,
+  want: Readonly<Record<string, unknown>>,
+) {
+  const keys = [...new Set([...Object.keys(got), ...Object.keys(want)])];
+  return keys
+    .filter((key) => !isDeepStrictEqual(got[key], want[key]))
+    .map(
+      (key) =>
+        `${key}: ${key in got ? JSON.stringify(got[key]) : '(absent)'}, expected ${key in want ? JSON.stringify(want[key]) : '(absent)'}`,
+    )
+    .join('; ');
+}
+
+/** Holds `answer` to `expected` in the state `knowledge` describes; throws a Violation. */
+export function checkExpected(
+  answer: Answer,
+  op: SpecOperation,
+  expected: Expected,
+  knowledge: Knowledge,
+): void {
+  // The state tables first, so that a wrong answer is named by the rule it breaks.
+  answer.check(answer.status < 500, 'no-server-error');
+  if (expected.kind === 'problem') {
+    answer.problem(expected.rule, expected.status, expected.code);
+    answer.documented(op);
+    return;
+  }
+  answer.check(
+    answer.status === 200,
+    expected.kind === 'record' ? expected.rule : 'restaurant-read',
+    () => `expected 200: ${answer.show()}`,
+  );
+  answer.documented(op);
+  if (answer.request.method === 'HEAD') return;
+  const json = jsonOf(answer.response);
+  const body: Readonly<Record<string, unknown>> =
+    json !== null && typeof json === 'object' ? { ...json } : {};
+  if (expected.kind === 'restaurant') {
+    const want = expected.restaurant.fields;
+    answer.check(
+      isDeepStrictEqual(body, want),
+      'restaurant-read',
+      () => `the restaurant differs from the seed: ${describeDiff(body, want)}`,
+    );
+    return;
+  }
+  const { record, transition, rule } = expected;
+  const before = knowledge.get(record.guid) ?? { deleted: record.seedDeleted, dates: {} };
+  const deleted = transition === 'none' ? before.deleted : transition !== 'unarchive';
+  answer.check(
+    body.guid === record.guid,
+    rule,
+    () => `expected the record ${record.guid}: ${answer.show()}`,
+  );
+  answer.check(
+    body.deleted === deleted,
+    rule,
+    () => `expected deleted: ${deleted}: ${answer.show()}`,
+  );
+  const fields = Object.fromEntries(
+    Object.entries(body).filter(
+      ([key]) => !(DATE_FIELDS as readonly string[]).includes(key) && key !== 'deleted',
+    ),
+  );
+  answer.check(
+    isDeepStrictEqual(fields, record.fields),
+    'record-fields',
+    () => `${record.guid}: ${describeDiff(fields, record.fields)}`,
+  );
+  answer.check('deletedDate' in body === deleted, 'deleted-date');
+  const known = before.dates;
+  if (known.createdDate !== undefined) {
+    answer.check(
+      body.createdDate === known.createdDate,
+      'record-fields',
+      () => `createdDate changed from ${known.createdDate}: ${answer.show()}`,
+    );
+  }
+  if (transition === 'none') {
+    for (const name of ['modifiedDate', 'deletedDate'] as const) {
+      if (known[name] !== undefined) {
+        answer.check(
+          body[name] === known[name],
+          rule,
+          () => `${name} changed from ${known[name]} to ${String(body[name])}: ${answer.show()}`,
+        );
+      }
+    }
+  }
+}

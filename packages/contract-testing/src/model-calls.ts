@@ -1,0 +1,89 @@
+// Calls of the state tables, sent and held to the oracle: every answer is compared with the one
+// the model expects, checked for another restaurant's texts, and moves the knowledge; after a
+// refused request, the record it named is read back to show that nothing changed.
+import type { Answer } from './answer-checks.js';
+import { type Engine, send } from './engine.js';
+import { checkExpected } from './expected-answer-checks.js';
+import type { Exchange, WireRequest } from './http-client.js';
+import { checkNoReveal } from './no-reveal.js';
+import { type Call, callToWire } from './requests.js';
+import { Violation } from './rules.js';
+import { expectedAnswer, observe } from './state-oracle.js';
+import type { Role } from './state-table-operations.js';
+import type { Grant } from './token-source.js';
+import type { WorldRecord } from './world.js';
+
+/** A grant of every scope for every restaurant. */
+export const fullGrant = (engine: Engine): Grant => ({
+  scopes: engine.spec.scopes,
+  restaurants: '*',
+});
+
+/** Sends a call, checks the answer against the model, and updates the knowledge. */
+export async function perform(engine: Engine, call: Call): Promise<Answer> {
+  return sendCall(engine, call, await callToWire(engine, call));
+}
+
+/** How {@link sendCall} holds an answer. */
+interface CallChecks {
+  /** Hold the answer to the no-reveal rule too. @default true */
+  readonly noReveal?: boolean;
+  /** Checks before the model's (a property's own rule, more precise). */
+  readonly first?: (answer: Answer) => void;
+}
+
+/**
+ * Sends `req`, a wire form of `call` (the kit's own, or a generated draft's), holds the answer to
+ * the one the model expects (and to the no-reveal rule), and updates the knowledge with what the
+ * answer shows, right or wrong.
+ */
+export async function sendCall(
+  engine: Engine,
+  call: Call,
+  req: WireRequest,
+  { noReveal = true, first }: CallChecks = {},
+): Promise<Answer> {
+  const op = engine.operations[call.role];
+  const expected = expectedAnswer(engine, engine.knowledge, call);
+  const answer = await send(engine, req, op);
+  try {
+    first?.(answer);
+    checkExpected(answer, op, expected, engine.knowledge);
+    if (noReveal) checkNoReveal(engine, call.context, answer);
+  } finally {
+    observe(engine, engine.knowledge, call, answer.response);
+  }
+  return answer;
+}
+
+/**
+ * After a refused request that named `record`: reads the record back with a call that changes
+ * nothing in the state the model knows (archive of an archived employee, unarchive of an
+ * unarchived one, delete of a deleted shift) and holds it to the model. A shift that is not
+ * deleted has no such call: it is left to later calls.
+ */
+export async function probeUnchanged(engine: Engine, record: WorldRecord, after: Exchange) {
+  const state = engine.knowledge.get(record.guid);
+  if (state === undefined) return;
+  let role: Role;
+  if (record.kind === 'employee') role = state.deleted ? 'archive' : 'unarchive';
+  else if (state.deleted) role = 'deleteShift';
+  else return;
+  engine.coverage.checked('unchanged-by-refusal');
+  try {
+    await perform(engine, {
+      role,
+      context: record.restaurant,
+      grant: fullGrant(engine),
+      id: record.guid,
+    });
+  } catch (error) {
+    if (error instanceof Violation && error.rule !== 'target-available') {
+      throw new Violation(
+        'unchanged-by-refusal',
+        `after ${after.request.method} ${after.request.path} (answered ${after.response.status}), ${record.kind} ${record.guid} is not as before: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}

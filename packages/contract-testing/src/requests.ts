@@ -1,0 +1,174 @@
+// The requests the kit sends, before they go on the wire and as they go: a draft (an operation's
+// parameter values, a grant, a media type and a body, generated from the spec) and a call (one
+// request of the state tables, as the model sees it), each turned into a wire request.
+import type { Engine } from './engine.js';
+import type { WireRequest } from './http-client.js';
+import { onWire, type SpecOperation, type SpecParameter } from './spec-reader.js';
+import {
+  contextHeaderOf,
+  flagOf,
+  pathParameterOf,
+  type Role,
+  roleOf,
+} from './state-table-operations.js';
+import type { Grant } from './token-source.js';
+
+/** A parameter value as sent: percent-encoded in its place, or `raw`, as is, in a path. */
+export interface Value {
+  readonly text: string;
+  readonly raw?: true;
+}
+
+/** A request of an operation before it is put on the wire. */
+export interface Draft {
+  readonly operation: SpecOperation;
+  readonly method: string;
+  readonly values: ReadonlyMap<SpecParameter, Value>;
+  readonly extraQuery: readonly (readonly [string, string])[];
+  readonly grant: Grant;
+  readonly scheme: string;
+  readonly contentType: string | undefined;
+  readonly body: string | undefined;
+  /** Which letters of header names to send in upper case (names are case-insensitive). */
+  readonly nameCase: readonly boolean[];
+  /** Which characters of path and query values to percent-encode though they need not be. */
+  readonly overEncode: readonly boolean[] | undefined;
+}
+
+/** One request of the state tables, as the model sees it. */
+export interface Call {
+  readonly role: Role;
+  /** The context header's value as sent (any letter case). */
+  readonly context: string;
+  readonly grant: Grant;
+  /** The path parameter's value as sent, before percent-encoding. */
+  readonly id: string;
+  readonly includeArchived?: 'true' | 'false';
+  /** Send the `:` of an external id unencoded (the same value). */
+  readonly rawColon?: boolean;
+}
+
+/**
+ * Percent-encodes `text` for a path segment or a query value; the characters `mask` marks are
+ * encoded even when they need not be, in upper or lower case hex: the same value (RFC 3986).
+ */
+function percentEncode(text: string, mask: readonly boolean[] | undefined): string {
+  if (mask === undefined) return encodeURIComponent(text);
+  return [...text]
+    .map((char, i) => {
+      if (!mask[i]) return encodeURIComponent(char);
+      const hex = Buffer.from(char, 'utf8').toString('hex');
+      return (i % 2 === 0 ? hex.toUpperCase() : hex).replace(/(..)/g, '%$1');
+    })
+    .join('');
+}
+
+const withCase = (name: string, upper: readonly boolean[]) =>
+  [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join('');
+
+/** `draft` with `p` set to `value`, or left out when `value` is undefined. */
+export const setValue = (draft: Draft, p: SpecParameter, value: Value | undefined): Draft => {
+  const values = new Map(draft.values);
+  if (value === undefined) values.delete(p);
+  else values.set(p, value);
+  return { ...draft, values };
+};
+
+/** A draft on the wire. */
+export async function draftToWire(engine: Engine, draft: Draft): Promise<WireRequest> {
+  const { operation } = draft;
+  const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const p = operation.parameters.find((q) => q.in === 'path' && q.name === name);
+    const value = p === undefined ? undefined : draft.values.get(p);
+    if (value === undefined) throw new Error(`no value for path parameter ${name}`);
+    return value.raw ? value.text : percentEncode(value.text, draft.overEncode);
+  });
+  const query = [
+    ...operation.parameters.flatMap((p) => {
+      const value = p.in === 'query' ? draft.values.get(p) : undefined;
+      return value === undefined ? [] : [[p.name, value.text] as const];
+    }),
+    ...draft.extraQuery,
+  ]
+    .map(([name, text]) => `${encodeURIComponent(name)}=${percentEncode(text, draft.overEncode)}`)
+    .join('&');
+  const headers: Record<string, string> = {};
+  for (const p of operation.parameters) {
+    const value = p.in === 'header' ? draft.values.get(p) : undefined;
+    if (value !== undefined) headers[withCase(p.name, draft.nameCase)] = value.text;
+  }
+  headers.Authorization = `${draft.scheme}${await engine.tokens.token(draft.grant)}`;
+  if (draft.contentType !== undefined) headers['Content-Type'] = draft.contentType;
+  if (draft.body !== undefined || operation.requestMediaTypes !== undefined) {
+    headers['Content-Length'] = String(Buffer.byteLength(draft.body ?? ''));
+  }
+  return {
+    method: draft.method,
+    path: query === '' ? path : `${path}?${query}`,
+    headers,
+    ...(draft.body === undefined ? {} : { body: draft.body }),
+  };
+}
+
+/** A draft as fast-check prints it in a counterexample. */
+export function showDraft(draft: Draft): string {
+  const values = [...draft.values].map(([p, v]) => `${p.name}=${JSON.stringify(v.text)}`);
+  const extra = draft.extraQuery.map(([n, v]) => `${n}=${JSON.stringify(v)}`);
+  return `${draft.method} ${draft.operation.template} ${[...values, ...extra].join(' ')}${
+    draft.contentType === undefined ? '' : ` (${draft.contentType})`
+  }${draft.body === undefined ? '' : ` body ${JSON.stringify(draft.body.slice(0, 60))}`}`;
+}
+
+/** The context header's value as the server reads it, when the draft sends one. */
+export function contextOfDraft(draft: Draft): string | undefined {
+  const header = contextHeaderOf(draft.operation);
+  const value = header === undefined ? undefined : draft.values.get(header);
+  return value === undefined ? undefined : onWire(value.text);
+}
+
+/** The state-table call a draft is, when it is one (for the knowledge and the probes). */
+export function callOfDraft(draft: Draft): Call | undefined {
+  const role = roleOf(draft.operation);
+  const context = contextOfDraft(draft);
+  const pathParameter = draft.operation.parameters.find((p) => p.in === 'path');
+  const id = pathParameter === undefined ? undefined : draft.values.get(pathParameter);
+  if (role === undefined || context === undefined || id === undefined || id.raw) return undefined;
+  const flag = flagOf(draft.operation);
+  const includeArchived = flag === undefined ? undefined : draft.values.get(flag)?.text;
+  return {
+    role,
+    context,
+    grant: draft.grant,
+    id: id.text,
+    ...(includeArchived === 'true' || includeArchived === 'false' ? { includeArchived } : {}),
+  };
+}
+
+/** A call on the wire. */
+export async function callToWire(engine: Engine, call: Call): Promise<WireRequest> {
+  const op = engine.operations[call.role];
+  const param = pathParameterOf(op);
+  let segment = encodeURIComponent(call.id);
+  if (call.rawColon) segment = segment.replaceAll('%3A', ':');
+  const flag = flagOf(op);
+  const query =
+    flag !== undefined && call.includeArchived !== undefined
+      ? `?${encodeURIComponent(flag.name)}=${call.includeArchived}`
+      : '';
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${await engine.tokens.token(call.grant)}`,
+    [contextHeaderOf(op)?.name ?? '']: call.context,
+  };
+  let body: string | undefined;
+  const mediaType = op.requestMediaTypes?.[0];
+  if (mediaType !== undefined) {
+    headers['Content-Type'] = mediaType;
+    body = '{}';
+  }
+  return {
+    method: op.method,
+    path: `${op.template.replace(`{${param.name}}`, segment)}${query}`,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  };
+}

@@ -1,0 +1,61 @@
+// The rules of the contract the kit checks, each with the name a report shows, and the error that
+// says one is broken.
+
+/** The rules of the contract the kit checks, by name. */
+export const RULES = {
+  'no-server-error': 'no request is answered with a 5xx',
+  'documented-status': 'the status is one the spec documents for the operation',
+  'documented-headers': "the response headers match the documented response's headers",
+  'documented-media-type': 'the media type is one the spec documents for the status',
+  'documented-body': "the body matches the documented response's schema",
+  'documented-code': "a problem's code is one the spec lists for that status",
+  'problem-details': "a problem's status and requestId are the response's status and X-Request-Id",
+  'request-id': 'every response carries X-Request-Id, the client’s own when it is sane',
+  'valid-accepted': 'a valid, authorized request is not refused for its form or credentials',
+  'invalid-refused': 'invalid input is refused with the documented 4xx and code',
+  'error-path': 'a validation failure names the offending input in errors[].path',
+  'unchanged-by-refusal': 'a refused request changes nothing',
+  'default-parameter': 'an optional parameter sent with its default is answered as left out',
+  'method-not-allowed': 'a known path with a method it does not support is 405 with Allow',
+  'unknown-path': 'a path under the API that names no operation is 404 NOT_FOUND',
+  'unarchive-archived': 'unarchive of an archived employee is 200 with deleted false (state table)',
+  'unarchive-unarchived': 'unarchive of an unarchived employee is 400 EMPLOYEE_NOT_ARCHIVED',
+  'archive-unarchived': 'archive of an unarchived employee is 200 with deleted true',
+  'archive-archived': 'archive of an archived employee is 200 with the record unchanged',
+  'delete-shift': 'delete of a shift is 200 with deleted true',
+  'delete-deleted-shift': 'delete of a deleted shift is 200 with the record unchanged',
+  'record-fields':
+    "a record's fields are the seed's (jobs and wage overrides kept, no passcode); dates per the state tables",
+  'deleted-date': 'deletedDate is present exactly when deleted is true',
+  'not-found': 'an identifier that names no record of the context restaurant is 404',
+  'malformed-identifier': 'an identifier that the operation does not take is 400 VALIDATION_FAILED',
+  'restaurant-read':
+    'getRestaurant answers the context restaurant as seeded; 404 when archived unless includeArchived=true',
+  'invalid-token':
+    'a missing or bad token is 401 with WWW-Authenticate: Bearer error="invalid_token"',
+  'insufficient-scope':
+    'a token without the scope is 403 INSUFFICIENT_SCOPE (error="insufficient_scope")',
+  'restaurant-not-permitted':
+    'a token for other restaurants than the context is 403 RESTAURANT_NOT_PERMITTED',
+  'other-restaurant-invisible':
+    "a record of another restaurant is invisible in this one's context: 404, never read or changed",
+  'no-reveal': "no answer in one restaurant's context mentions another restaurant's records",
+  'target-available': 'the target answers (within the time and rate limits given)',
+} as const;
+
+export type RuleName = keyof typeof RULES;
+
+/** Every rule's name, in the order of {@link RULES}. */
+export const RULE_NAMES = Object.keys(RULES) as RuleName[];
+
+/** A broken rule. */
+export class Violation extends Error {
+  override readonly name = 'Violation';
+  constructor(
+    readonly rule: RuleName,
+    /** What happened, without the rule. */
+    readonly detail: string,
+  ) {
+    super(`[${rule}] ${RULES[rule]}: ${detail}`);
+  }
+}
