@@ -31,6 +31,9 @@ for (const authorization of [`Bearer ${token}`, 'Bearer not-a-token']) {
     address: '127.0.0.1',
     body: { parsed: undefined },
   });
-  const body = JSON.parse(answer?.body ?? 'null');
-  console.log(answer?.status, answer?.headers['Content-Type'], body.general?.name ?? body.code);
+  if (answer === undefined) continue; // a path outside the API: the host's
+  // The headers as Node's writeHead takes them: [name, value, name, value, …].
+  const type = answer.headers[answer.headers.indexOf('Content-Type') + 1];
+  const body = JSON.parse(answer.body);
+  console.log(answer.status, type, body.general?.name ?? body.code);
 }

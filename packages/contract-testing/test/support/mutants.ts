@@ -69,7 +69,10 @@ function rewriting(edit: (answer: Answer) => void): RequestHandler {
     res.writeHead = ((status: number, ...rest: unknown[]) => {
       res.statusCode = status;
       for (const arg of rest) {
-        if (arg !== null && typeof arg === 'object' && !Array.isArray(arg)) {
+        // Node's writeHead takes headers as an object or as a flat [name, value, …] list.
+        if (Array.isArray(arg)) {
+          for (let i = 0; i + 1 < arg.length; i += 2) res.setHeader(String(arg[i]), arg[i + 1]);
+        } else if (arg !== null && typeof arg === 'object') {
           for (const [name, value] of Object.entries(arg)) {
             if (value !== undefined) res.setHeader(name, value as string);
           }
