@@ -7,7 +7,13 @@ import {
   workforceKit,
 } from '@workforce-kit/fastify-adapter';
 import Fastify, { type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
-import { type AppParts, NOT_FOUND, SERVED_WHILE_STARTING, STARTING } from './host-routes.js';
+import {
+  type AppParts,
+  afterBody,
+  NOT_FOUND,
+  SERVED_WHILE_STARTING,
+  STARTING,
+} from './host-routes.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 const UNDECODABLE_PATH = {
@@ -90,9 +96,12 @@ export async function fastifyApp(
     }
   });
   await app.register(workforceKit, parts.api);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply.headers(SECURITY_HEADERS), NOT_FOUND),
-  );
+  // As on the other frameworks, the 404 waits for the body nothing read: a body Node cannot parse
+  // (a bad chunk size, a smuggling attempt) is then refused by Node's own 400 first.
+  app.setNotFoundHandler((request, reply) => {
+    afterBody(request.raw, () => sendProblem(request, reply.headers(SECURITY_HEADERS), NOT_FOUND));
+    return reply;
+  });
   app.setErrorHandler((error: FastifyError, request, reply) =>
     problems(error, request, reply.headers(SECURITY_HEADERS)),
   );
