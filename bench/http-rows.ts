@@ -12,6 +12,7 @@ import { type Launched, launch } from './processes.js';
 export type RowId =
   | 'bare'
   | 'node-bare'
+  | 'node-floor'
   | 'fastify-bare'
   | 'fastify-reference'
   | 'openapi-backend'
@@ -38,6 +39,11 @@ export function rows(stores: readonly string[]): Row[] {
   return [
     { id: 'bare', label: 'Express bare (the baseline)', peer: 'bare' },
     { id: 'node-bare', label: 'node:http bare', peer: 'node-bare' },
+    {
+      id: 'node-floor',
+      label: "node:http with only the defaults' work (headers, metrics, log line)",
+      peer: 'node-floor',
+    },
     { id: 'fastify-bare', label: 'Fastify bare', peer: 'fastify-bare' },
     {
       id: 'fastify-reference',

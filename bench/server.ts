@@ -5,12 +5,14 @@ import { expressBare, fastifyBare, nodeBare } from './peers/bare.js';
 import type { Listening } from './peers/common.js';
 import { expressOpenapiValidator } from './peers/express-openapi-validator.js';
 import { fastifyReference } from './peers/fastify-reference.js';
+import { nodeFloor } from './peers/node-floor.js';
 import { openapiBackend } from './peers/openapi-backend.js';
 
 /** The peers by name: the names http-bench.ts's rows use. */
 const PEERS: Record<string, () => Promise<Listening>> = {
   bare: expressBare,
   'node-bare': nodeBare,
+  'node-floor': nodeFloor,
   'fastify-bare': fastifyBare,
   'fastify-reference': fastifyReference,
   'openapi-backend': openapiBackend,

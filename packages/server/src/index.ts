@@ -26,6 +26,7 @@ export {
 } from './dev-login.js';
 export { docsRoutes, servedDocument } from './docs.js';
 export type { HostAnswer, HostRequest, HostRoute } from './host-routes.js';
+export { SECURITY_HEADERS } from './security-headers.js';
 export { describeStore, type RunningServer, StartupError, startServer } from './server.js';
 export {
   createWebhookDeliverer,

@@ -33,11 +33,19 @@ const helmetMiddleware = helmet({
 });
 
 /**
- * The headers helmet sets, read once at start-up from a response it is given: with these options
+ * The security headers of every response of the reference server: helmet's, with the options
+ * above. A host that embeds the API can give them to it as `responseHeaders` to answer alike.
+ *
+ * They are read once at start-up from a response helmet is given: with these options
  * (no nonce, nothing per request) it sets the same headers on every response, so the server
  * writes them as they are rather than running helmet for each request. The API's answers carry
  * them through `ApiOptions.responseHeaders`, in the answer's one write; the host's own routes set
  * them with {@link setSecurityHeaders}.
+ *
+ * @example
+ * ```ts
+ * app.use(createRouter({ store, auth, responseHeaders: SECURITY_HEADERS }));
+ * ```
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
   const res = new ServerResponse(new IncomingMessage(new Socket()));
