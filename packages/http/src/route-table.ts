@@ -73,24 +73,23 @@ export function routeTable(
   const owned = prefixes.map((prefix) => [prefix, `${prefix}/`] as const);
 
   return (method, path) => {
-    if (!owned.some(([prefix, under]) => path.startsWith(under) || path === prefix)) {
-      return undefined;
+    let under = false;
+    for (const [prefix, withSlash] of owned) {
+      if (path.startsWith(withSlash) || path === prefix) {
+        under = true;
+        break;
+      }
     }
+    if (!under) return undefined;
     const segments = path.split('/');
-    for (const candidate of compiled.get(segments.length) ?? []) {
-      if (
-        !candidate.literals.every((literal, i) => literal === undefined || literal === segments[i])
-      ) {
-        continue;
-      }
-      if (segments.some((segment, i) => candidate.names[i] !== undefined && segment === '')) {
-        continue;
-      }
+    const count = segments.length;
+    for (const candidate of compiled.get(count) ?? []) {
+      if (!matches(candidate, segments)) continue;
       const operation = candidate.byMethod.get(method === 'HEAD' ? 'GET' : method);
       if (operation === undefined) return { kind: 'method-not-allowed', allow: candidate.allow };
       const params: Record<string, string> = {};
       let undecodable: string | undefined;
-      for (let i = 0; i < segments.length; i++) {
+      for (let i = 0; i < count; i++) {
         const name = candidate.names[i];
         if (name === undefined) continue;
         const raw = segments[i] as string;
@@ -103,4 +102,13 @@ export function routeTable(
     }
     return NOT_FOUND;
   };
+}
+
+/** Whether a path's segments fit a template: its literals as they are, a non-empty segment for each parameter. */
+function matches(candidate: CompiledPath, segments: readonly string[]): boolean {
+  for (let i = 0; i < segments.length; i++) {
+    const literal = candidate.literals[i];
+    if (literal === undefined ? segments[i] === '' : literal !== segments[i]) return false;
+  }
+  return true;
 }
