@@ -47,9 +47,10 @@ function matcher(path: string): (requested: string) => string | undefined {
 
 /**
  * The reference server's app on node:http, with no framework: security headers on every answer
- * (the API's through its `responseHeaders`, in the answer's one write), the start gate, the host routes (in order, as Express matches them: a GET route answers HEAD,
- * an `ALL` route the methods the routes before it do not take), the API's request handler, a 404
- * and a 500 for what fails unexpectedly. Every answer carries an X-Request-Id (the API's own for
+ * (the API's through its `responseHeaders`, in the answer's one write), the start gate, the host
+ * routes (in order, as Express matches them: a GET route answers HEAD, an `ALL` route the methods
+ * the routes before it do not take), the API's request handler, a 404 and a 500 for what fails
+ * unexpectedly. Every answer carries an X-Request-Id (the API's own for
  * its paths) and every error is problem details under it.
  */
 export function nodeApp(parts: AppParts): RequestListener {
