@@ -20,6 +20,7 @@ import {
 } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
+import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
 import type { SqlClient } from './sql-client.js';
@@ -52,7 +53,23 @@ export interface PostgresStoreOptions {
    * @default false
    */
   readonly soleWriter?: boolean;
+  /**
+   * The most changes one write statement carries. Writes are committed in groups: while one is
+   * in flight, the changes that arrive queue, and the next statement commits them all, each with
+   * its own compare-and-set and its own outcome (see {@link createPostgresStore}).
+   * @default DEFAULT_MAX_BATCH_SIZE (64)
+   */
+  readonly maxBatchSize?: number;
+  /**
+   * Called with the number of changes of each write statement the store sends (for a metric of
+   * the batch sizes; the reference server's is `workforce_kit_store_batch_size`).
+   * @default none
+   */
+  readonly onBatch?: (size: number) => void;
 }
+
+/** The most changes one write statement carries, unless {@link PostgresStoreOptions.maxBatchSize} says otherwise. */
+export const DEFAULT_MAX_BATCH_SIZE = 64;
 
 /** How many employees, and how many shifts, a {@link PostgresStoreOptions.soleWriter} store keeps. */
 export const RECORD_CACHE_SIZE = 10_000;
@@ -65,11 +82,29 @@ interface RecordRow {
   readonly version: number;
 }
 
+/** One change's row of `workforce_kit_write_records`: `arrival` is its place in the batch, from 1. */
 interface WriteRow {
-  readonly data: Record<string, unknown> | null;
-  readonly version: number | null;
-  readonly found: boolean;
-  readonly current_external_id: string | null;
+  readonly arrival: number;
+  readonly written_data: Record<string, unknown> | null;
+  readonly written_version: number | null;
+  readonly record_exists: boolean;
+  readonly stored_external_id: string | null;
+}
+
+/** A change queued for its batch, serialised: the store keeps none of the caller's objects. */
+interface QueuedWrite {
+  readonly table: 'employees' | 'shifts';
+  /** The record: changes of one record go to separate batches. */
+  readonly key: string;
+  readonly restaurantGuid: Guid;
+  readonly guid: Guid;
+  readonly expectedVersion: number;
+  readonly externalId: string | null;
+  readonly deleted: boolean;
+  /** The record but its version (which has its own column), as JSON. */
+  readonly data: string;
+  /** Its events, as JSON. */
+  readonly events: string;
 }
 
 /** JSON columns arrive parsed from pg and PGlite; text from a client configured otherwise. */
@@ -81,18 +116,51 @@ function withVersion<T>(row: RecordRow): T {
   return { ...json(row.data), version: row.version } as T;
 }
 
-/** A record as stored in `data`: all of it but the version, which has its own column. */
-function dataOf<T extends StoredRecord>(record: T): string {
+function queuedWrite<T extends RecordOfKind>(
+  table: 'employees' | 'shifts',
+  change: ConditionalWrite<T>,
+): QueuedWrite {
+  const { record, expectedVersion } = change;
   const { version: _version, ...data } = record;
-  return JSON.stringify(data);
+  return {
+    table,
+    key: `${table} ${record.restaurantGuid} ${record.guid}`,
+    restaurantGuid: record.restaurantGuid,
+    guid: record.guid,
+    expectedVersion,
+    externalId: record.externalId ?? null,
+    deleted: record.deleted,
+    data: JSON.stringify(data),
+    events: JSON.stringify(change.events),
+  };
+}
+
+/** A change as an element of `workforce_kit_write_records`' JSON array. */
+function changeJson(queued: QueuedWrite): string {
+  return `{"kind":"${queued.table}","restaurant":"${queued.restaurantGuid}","guid":"${queued.guid}","expected":${queued.expectedVersion},"external_id":${JSON.stringify(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
+}
+
+/** The order of records in a batch statement: by table, restaurant and GUID. */
+function compareKeys(a: QueuedWrite | undefined, b: QueuedWrite | undefined): number {
+  const [x, y] = [a?.key ?? '', b?.key ?? ''];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /**
- * The conditional write of one record and its events: `workforce_kit_write_record` (migration
- * 006, which says what it does), one statement whose plans PostgreSQL keeps per session.
+ * The conditional writes of a batch of records and their events: `workforce_kit_write_records`
+ * (migration 008, which says what it does), one statement whose plan PostgreSQL keeps per
+ * session, committing every change of the batch, each against the version it read.
+ */
+const WRITE_RECORDS =
+  'SELECT arrival, written_data, written_version, record_exists, stored_external_id FROM workforce_kit_write_records($1, $2::jsonb, $3)';
+
+/**
+ * A batch of one change: `workforce_kit_write_record` (migration 006), the same conditional write
+ * for one record, which PostgreSQL runs in less time than the batch statement for one change
+ * (about 1.0 against 1.13 ms in PGlite), so that a change at low load waits no longer than before.
  */
 const WRITE_RECORD =
-  'SELECT data, version, found, current_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
+  'SELECT 1 AS arrival, data AS written_data, version AS written_version, found AS record_exists, current_external_id AS stored_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
 
 /** An employee or a shift, as the store reads, writes and (as a sole writer) caches it. */
 type RecordOfKind = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
@@ -170,28 +238,71 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     )().map(({ rows }) => rows as R[]);
   }
 
+  /**
+   * One statement for a batch of changes (of distinct records of one table), sent sorted by
+   * record so that the writers of several processes lock rows in one order; each change's row,
+   * in the batch's order.
+   */
+  async function commitBatch(batch: readonly QueuedWrite[]): Promise<(WriteRow | undefined)[]> {
+    if (closed) throw new Error('store closed');
+    const [first] = batch;
+    if (first === undefined) return [];
+    if (batch.length === 1) {
+      const { rows } = await client.query(WRITE_RECORD, [
+        first.table,
+        first.restaurantGuid,
+        first.guid,
+        first.expectedVersion,
+        first.externalId,
+        first.deleted,
+        first.data,
+        first.events,
+        OUTBOX_CHANNEL,
+      ]);
+      return rows as WriteRow[];
+    }
+    const order = batch.map((_, index) => index).sort((a, b) => compareKeys(batch[a], batch[b]));
+    const changes = `[${order.map((index) => changeJson(batch[index] as QueuedWrite)).join(',')}]`;
+    const { rows } = await client.query(WRITE_RECORDS, [first.table, changes, OUTBOX_CHANNEL]);
+    const outcomes: (WriteRow | undefined)[] = new Array(batch.length);
+    for (const row of rows as WriteRow[]) {
+      const index = order[row.arrival - 1];
+      if (index !== undefined) outcomes[index] = row;
+    }
+    return outcomes;
+  }
+
+  // Group commit per table: one write in flight for each, the changes arriving meanwhile queued.
+  const groupCommit = () =>
+    new GroupCommit<QueuedWrite, WriteRow>(
+      commitBatch,
+      (queued) => queued.key,
+      options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+      options.onBatch,
+    );
+  const writes = { employees: groupCommit(), shifts: groupCommit() };
+
   function write<T extends RecordOfKind>(
     table: 'employees' | 'shifts',
     change: ConditionalWrite<T>,
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
-    const { record, expectedVersion } = change;
-    return query<WriteRow>(`${table}.write`, WRITE_RECORD, [
-      table,
-      record.restaurantGuid,
-      record.guid,
-      expectedVersion,
-      record.externalId ?? null,
-      record.deleted,
-      dataOf(record),
-      JSON.stringify(change.events),
-      OUTBOX_CHANNEL,
-    ]).andThen(([row]): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
-      if (row?.data != null && row.version !== null)
-        return ok(withVersion<T>({ data: row.data, version: row.version }));
-      if (row?.found && row.current_external_id !== (record.externalId ?? null)) {
-        return err(identityChangeRefused(record.guid));
+    const operation = `${table}.write`;
+    if (closed) return errAsync(storageUnavailable(operation, 'store closed'));
+    let queued: QueuedWrite;
+    try {
+      queued = queuedWrite(table, change);
+    } catch (cause) {
+      return errAsync(storageUnavailable(operation, cause));
+    }
+    return ResultAsync.fromPromise(writes[table].submit(queued), (cause) =>
+      storageUnavailable(operation, cause),
+    ).andThen((row): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
+      if (row.written_data !== null && row.written_version !== null)
+        return ok(withVersion<T>({ data: row.written_data, version: row.written_version }));
+      if (row.record_exists && row.stored_external_id !== queued.externalId) {
+        return err(identityChangeRefused(queued.guid));
       }
-      return err(versionConflict(record.guid, expectedVersion));
+      return err(versionConflict(queued.guid, queued.expectedVersion));
     });
   }
 
