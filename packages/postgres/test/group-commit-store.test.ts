@@ -69,8 +69,7 @@ for (const [name, open] of Object.entries(CLIENTS)) {
       );
 
       expect(results.every((result) => result.isOk())).toBe(true);
-      // The first change went alone (no write was in flight); the others queued behind it.
-      expect(batches[0]).toBe(1);
+      // Made together, the changes share statements.
       expect(batches.length).toBeLessThan(shifts.length);
       expect(batches.reduce((sum, size) => sum + size, 0)).toBe(shifts.length);
       expect((await store.events.list())._unsafeUnwrap()).toHaveLength(shifts.length);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../src/group-commit.js';
 
 interface Change {
@@ -18,19 +18,18 @@ function heldCommits() {
       );
     });
   };
-  /** Releases the batch in flight (the last one sent), and lets the next one be sent. */
-  const release = async (fail?: unknown) => {
-    releases.shift()?.(fail);
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { batches, commit, release };
+  /** Releases the batch in flight (the oldest one sent and not released). */
+  const release = (fail?: unknown) => releases.shift()?.(fail);
+  /** Waits until `count` batches were sent. */
+  const sent = (count: number) => vi.waitFor(() => expect(batches).toHaveLength(count));
+  return { batches, commit, release, sent };
 }
 
 const change = (key: string, value: number): Change => ({ key, value });
 
 describe('GroupCommit', () => {
-  it('sends a change at once when no write is in flight, and what queued meanwhile in the next', async () => {
-    const { batches, commit, release } = heldCommits();
+  it('sends a change alone when no write is in flight, and what queued meanwhile in the next batch', async () => {
+    const { batches, commit, release, sent } = heldCommits();
     const sizes: number[] = [];
     const group = new GroupCommit(
       commit,
@@ -40,20 +39,34 @@ describe('GroupCommit', () => {
     );
 
     const first = group.submit(change('a', 1));
+    // Sent in the event loop's next turn, with what else came in this one (nothing).
+    expect(batches).toEqual([]);
+    await sent(1);
     expect(batches).toEqual([[change('a', 1)]]);
     const queued = [group.submit(change('b', 2)), group.submit(change('c', 3))];
-    expect(batches).toHaveLength(1);
 
-    await release();
+    release();
     expect(await first).toBe(10);
+    await sent(2);
     expect(batches[1]).toEqual([change('b', 2), change('c', 3)]);
-    await release();
+    release();
     expect(await Promise.all(queued)).toEqual([20, 30]);
     expect(sizes).toEqual([1, 2]);
   });
 
+  it('sends the changes that arrive together, as a batch, without waiting for more', async () => {
+    const { batches, commit, release, sent } = heldCommits();
+    const group = new GroupCommit(commit, (c: Change) => c.key, 64, undefined);
+
+    const together = [group.submit(change('a', 1)), group.submit(change('b', 2))];
+    await sent(1);
+    release();
+    expect(await Promise.all(together)).toEqual([10, 20]);
+    expect(batches).toEqual([[change('a', 1), change('b', 2)]]);
+  });
+
   it('puts changes of one key in separate batches, in their order, and caps a batch', async () => {
-    const { batches, commit, release } = heldCommits();
+    const { batches, commit, release, sent } = heldCommits();
     const group = new GroupCommit(commit, (c: Change) => c.key, 3, undefined);
 
     const all = [
@@ -65,13 +78,16 @@ describe('GroupCommit', () => {
       group.submit(change('d', 6)),
       group.submit(change('e', 7)),
     ];
-    for (let i = 0; i < 4; i++) await release();
+    for (let batch = 1; batch <= 3; batch++) {
+      await sent(batch);
+      release();
+    }
 
     expect(batches).toEqual([
-      [change('a', 1)],
-      // a:2 goes first; the later a:4 waits behind it; three at most.
-      [change('a', 2), change('b', 3), change('c', 5)],
-      [change('a', 4), change('d', 6), change('e', 7)],
+      // One change of a key per batch, in arrival order; three at most.
+      [change('a', 1), change('b', 3), change('c', 5)],
+      [change('a', 2), change('d', 6), change('e', 7)],
+      [change('a', 4)],
     ]);
     expect(await Promise.all(all)).toEqual([10, 20, 30, 40, 50, 60, 70]);
   });
@@ -106,8 +122,8 @@ describe('GroupCommit', () => {
       { status: 'fulfilled', value: 4 },
     ]);
     expect(batches.map((batch) => batch.map((c) => c.key))).toEqual([
+      ['a', 'b', 'c', 'd'],
       ['a'],
-      ['b', 'c', 'd'],
       ['b'],
       ['c'],
       ['d'],
@@ -115,26 +131,27 @@ describe('GroupCommit', () => {
   });
 
   it('fails a whole batch once when the connection or the server failed, not change by change', async () => {
-    const { batches, commit, release } = heldCommits();
+    const { batches, commit, release, sent } = heldCommits();
     const group = new GroupCommit(commit, (c: Change) => c.key, 64, undefined);
     const first = group.submit(change('a', 1));
-    const rest = [group.submit(change('b', 2)), group.submit(change('c', 3))];
-    await release();
+    await sent(1);
+    const rest = Promise.allSettled([group.submit(change('b', 2)), group.submit(change('c', 3))]);
+    release();
     await first;
+    await sent(2);
 
     const lost = Object.assign(new Error('terminating connection'), { code: '57P01' });
-    const settled = Promise.allSettled(rest);
-    await release(lost);
-    expect(await settled).toEqual([
+    release(lost);
+    expect(await rest).toEqual([
       { status: 'rejected', reason: lost },
       { status: 'rejected', reason: lost },
     ]);
     expect(batches).toHaveLength(2);
 
-    // The next change is sent at once again.
+    // The next change is sent again.
     const after = group.submit(change('d', 4));
-    expect(batches).toHaveLength(3);
-    await release();
+    await sent(3);
+    release();
     expect(await after).toBe(40);
   });
 });
