@@ -129,6 +129,8 @@ async function createStore(
         client: pool,
         ownsClient: true,
         onClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
+        // Planned once per connection: a pool's statements are pg's named ones.
+        namedStatements: true,
         ...(onBatch === undefined ? {} : { onBatch }),
       });
       client = pool;
