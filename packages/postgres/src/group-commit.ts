@@ -1,8 +1,7 @@
 /**
  * Group commit: one write in flight at a time; the changes that arrive meanwhile queue, and the
  * next write carries all of them (up to `maxBatchSize`). No timer: a change that finds no write in
- * flight is sent in the event loop's next turn (once the I/O already received has run), alone at
- * low load; under load a batch is whatever queued during the previous write.
+ * flight is sent at once, alone; under load a batch is whatever queued during the previous write.
  *
  * Each change keeps its own outcome: `commit` answers one outcome per change, in the order given.
  * Two changes with the same key (one record) never share a batch: the later one waits for the
@@ -40,20 +39,17 @@ export class GroupCommit<Change, Outcome> {
   }
 
   /**
-   * Sends batches until the queue is empty; one at a time. Each batch is taken once the event
-   * loop has run what was ready for it (`setImmediate`: the I/O already received, not a wait of
-   * any length): PGlite runs a statement on this thread, so the requests that arrive while it
-   * runs reach the store only after it; and the requests that arrive together reach it one after
-   * another. Taken at once, each change would go alone.
+   * Sends batches until the queue is empty, one at a time. After each, the next batch is taken
+   * once the event loop has run what was ready (`setImmediate`: the I/O received meanwhile, not a
+   * wait of any length): PGlite runs a statement on this thread, so the requests that arrive
+   * while it runs reach the store only after it ends. Taken at once, each change would go alone.
    */
   async #drain(): Promise<void> {
     this.#inFlight = true;
     try {
-      for (;;) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const batch = this.#take();
-        if (batch.length === 0) break;
+      for (let batch = this.#take(); batch.length > 0; batch = this.#take()) {
         await this.#send(batch);
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       this.#inFlight = false;
