@@ -231,6 +231,10 @@ try {
       await measureRow(starter, row, pass);
     }
   }
+} catch (error) {
+  // The servers' logs say what happened: kept.
+  process.exitCode = 1;
+  throw error;
 } finally {
   await cleanUp();
 }

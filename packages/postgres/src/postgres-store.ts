@@ -160,7 +160,7 @@ function compareKeys(a: QueuedWrite | undefined, b: QueuedWrite | undefined): nu
  * session, committing every change of the batch, each against the version it read.
  */
 const WRITE_RECORDS =
-  'SELECT arrival, written_data, written_version, record_exists, stored_external_id FROM workforce_kit_write_records($1, $2::jsonb, $3)';
+  'SELECT arrival, written_data, written_version, record_exists, stored_external_id FROM workforce_kit_write_records($1::jsonb, $2)';
 
 /**
  * A batch of one change: `workforce_kit_write_record` (migration 006), the same conditional write
@@ -261,9 +261,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
 
   /**
-   * One statement for a batch of changes (of distinct records of one table), sent sorted by
-   * record so that the writers of several processes lock rows in one order; each change's row,
-   * in the batch's order.
+   * One statement for a batch of changes (of distinct records), sent sorted by record so that the
+   * writers of several processes lock rows in one order; each change's row, in the batch's order.
    */
   async function commitBatch(batch: readonly QueuedWrite[]): Promise<(WriteRow | undefined)[]> {
     if (closed) throw new Error('store closed');
@@ -285,7 +284,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
     const order = batch.map((_, index) => index).sort((a, b) => compareKeys(batch[a], batch[b]));
     const changes = `[${order.map((index) => changeJson(batch[index] as QueuedWrite)).join(',')}]`;
-    const { rows } = await run(WRITE_RECORDS, [first.table, changes, OUTBOX_CHANNEL]);
+    const { rows } = await run(WRITE_RECORDS, [changes, OUTBOX_CHANNEL]);
     const outcomes: (WriteRow | undefined)[] = new Array(batch.length);
     for (const row of rows as WriteRow[]) {
       const index = order[row.arrival - 1];
@@ -294,15 +293,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return outcomes;
   }
 
-  // Group commit per table: one write in flight for each, the changes arriving meanwhile queued.
-  const groupCommit = () =>
-    new GroupCommit<QueuedWrite, WriteRow>(
-      commitBatch,
-      (queued) => queued.key,
-      options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
-      options.onBatch,
-    );
-  const writes = { employees: groupCommit(), shifts: groupCommit() };
+  // Group commit: one write in flight, the changes arriving meanwhile queued for the next.
+  const writes = new GroupCommit<QueuedWrite, WriteRow>(
+    commitBatch,
+    (queued) => queued.key,
+    options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    options.onBatch,
+  );
 
   function write<T extends RecordOfKind>(
     table: 'employees' | 'shifts',
@@ -316,7 +313,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     } catch (cause) {
       return errAsync(storageUnavailable(operation, cause));
     }
-    return ResultAsync.fromPromise(writes[table].submit(queued), (cause) =>
+    return ResultAsync.fromPromise(writes.submit(queued), (cause) =>
       storageUnavailable(operation, cause),
     ).andThen((row): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
       if (row.written_data !== null && row.written_version !== null)
