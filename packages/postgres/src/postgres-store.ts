@@ -211,15 +211,28 @@ class RecordCache<T extends RecordOfKind> {
  * Creates the store for PostgreSQL over a client: a `pg.Pool` for a PostgreSQL server, shared by
  * any number of processes, or a PGlite instance for an embedded database. Applies the schema
  * migrations first (under an advisory lock, each once). Reads and writes name the restaurant;
- * each change and its events are one conditional statement; any client failure (a lost
- * connection, a stopped server) is `StorageUnavailable`, and the next query simply tries again.
+ * any client failure (a lost connection, a stopped server) is `StorageUnavailable`, and the next
+ * query simply tries again.
  *
- * @param options - the client, and whether the store owns it
+ * Writes are committed in groups: one write statement is in flight at a time, and the changes that
+ * arrive meanwhile go together in the next (up to `maxBatchSize`), each with its own
+ * compare-and-set against the version it read, its own result (the stored record, a version
+ * conflict, a refused change of identity) and its events, in the outbox in commit order. A change
+ * that finds no write in flight is sent at once; a write resolves once its statement committed. A
+ * batch the database refuses as a whole is sent again change by change, so that only the change
+ * at fault fails.
+ *
+ * @param options - the client, whether the store owns it, and how it reads and writes
  * @returns the store, once migrated; rejects if the migrations cannot be applied
  * @example
  * ```ts
  * import pg from 'pg';
- * const store = await createPostgresStore({ client: new pg.Pool({ connectionString }), ownsClient: true });
+ * const store = await createPostgresStore({
+ *   client: new pg.Pool({ connectionString }),
+ *   ownsClient: true,
+ *   namedStatements: true,
+ *   onBatch: (size) => batchSizes.observe(size), // a prom-client Histogram of yours
+ * });
  * await store.seed(seed);
  * ```
  */
