@@ -28,7 +28,13 @@ export class GroupCommit<Change, Outcome> {
     private readonly keyOf: (change: Change) => string,
     private readonly maxBatchSize: number,
     private readonly onBatch: ((size: number) => void) | undefined,
-  ) {}
+  ) {
+    if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
+      throw new RangeError(
+        `maxBatchSize must be a whole number of at least 1, not ${maxBatchSize}`,
+      );
+    }
+  }
 
   /** Queues a change; resolves with its outcome once its batch is committed, rejects if it failed. */
   submit(change: Change): Promise<Outcome> {
@@ -79,7 +85,11 @@ export class GroupCommit<Change, Outcome> {
   }
 
   async #send(batch: readonly Queued<Change, Outcome>[]): Promise<void> {
-    this.onBatch?.(batch.length);
+    try {
+      this.onBatch?.(batch.length);
+    } catch {
+      // A metric that fails is not the write's failure.
+    }
     let outcomes: readonly (Outcome | undefined)[];
     try {
       outcomes = await this.commit(batch.map((queued) => queued.change));

@@ -158,4 +158,32 @@ describe('GroupCommit', () => {
     release();
     expect(await after).toBe(40);
   });
+
+  it('refuses a batch size that is not a whole number of at least 1', () => {
+    for (const size of [0, -1, 1.5, Number.NaN]) {
+      expect(
+        () =>
+          new GroupCommit(
+            async () => [],
+            () => '',
+            size,
+            undefined,
+          ),
+      ).toThrow(RangeError);
+    }
+  });
+
+  it('writes on when the batch-size callback throws', async () => {
+    const group = new GroupCommit(
+      async (changes: readonly Change[]) => changes.map((c) => c.value),
+      (c: Change) => c.key,
+      64,
+      () => {
+        throw new Error('metric broken');
+      },
+    );
+    expect(await Promise.all([group.submit(change('a', 1)), group.submit(change('b', 2))])).toEqual(
+      [1, 2],
+    );
+  });
 });
