@@ -143,9 +143,10 @@ function queuedWrite<T extends RecordOfKind>(
   };
 }
 
-/** A change as an element of `workforce_kit_write_records`' JSON array. */
+/** A change as an element of `workforce_kit_write_records`' JSON array (its parts serialised once). */
 function changeJson(queued: QueuedWrite): string {
-  return `{"kind":"${queued.table}","restaurant":"${queued.restaurantGuid}","guid":"${queued.guid}","expected":${queued.expectedVersion},"external_id":${JSON.stringify(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
+  const text = JSON.stringify;
+  return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
 }
 
 /** The order of records in a batch statement: by table, restaurant and GUID. */
