@@ -28,6 +28,16 @@ import {
 import { rows as allRows, type Row, RowStarter } from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { pinLoadGenerator, pinned, stopAll } from './processes.js';
+import {
+  type BatchSizes,
+  batchSizesBetween,
+  checkStoreTargets,
+  parseBatchSizes,
+  printStores,
+  STORE_ROWS,
+  type StoreRun,
+  summariseStores,
+} from './store-report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -109,22 +119,57 @@ async function checkAnswer(row: Row, url: string): Promise<void> {
 }
 
 const runs: Run[] = [];
+/** The store rows' cycles, at CONNECTIONS and at one connection, with their batch sizes. */
+const storeRuns: StoreRun[] = [];
+const ONE_CONNECTION = 'cycle, one connection';
+
+/** The server's `workforce_kit_store_batch_size` now (undefined without a PostgreSQL store). */
+async function batchSizesOf(url: string): Promise<BatchSizes | undefined> {
+  const response = await fetch(`${url}/metrics`);
+  return response.ok ? parseBatchSizes(await response.text()) : undefined;
+}
 
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
   const server = await starter.start(row);
   let failed = false;
   try {
     await checkAnswer(row, server.url);
-    for (const scenario of SCENARIOS) {
+    const storeRow = STORE_ROWS.includes(row.id);
+    // The stores' rows also run the cycle at one connection: a change's latency with no batching.
+    const scenarios = [
+      ...SCENARIOS.map((scenario) => ({ ...scenario, connections: CONNECTIONS })),
+      ...(storeRow
+        ? [
+            {
+              name: ONE_CONNECTION,
+              load: (warmUp: boolean) => cycle(warmUp ? 1 : 0),
+              connections: 1,
+            },
+          ]
+        : []),
+    ];
+    for (const scenario of scenarios) {
       const load = (warmUp: boolean) =>
         autocannon({
           url: server.url,
-          connections: CONNECTIONS,
+          connections: scenario.connections,
           duration: warmUp ? WARMUP_SECONDS : SECONDS,
           ...scenario.load(warmUp),
         });
       await load(true);
+      const before = storeRow ? await batchSizesOf(server.url) : undefined;
       const result = await load(false);
+      if (storeRow && scenario.name !== 'GET') {
+        storeRuns.push({
+          scenario: scenario.name,
+          row: row.id,
+          requestsPerSecond: result.requests.average,
+          p50Ms: result.latency.p50,
+          p99Ms: result.latency.p99,
+          meanMs: result.latency.average,
+          batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
+        });
+      }
       const run: Run = {
         scenario: scenario.name,
         row: row.id,
@@ -186,6 +231,10 @@ try {
       await measureRow(starter, row, pass);
     }
   }
+} catch (error) {
+  // The servers' logs say what happened: kept.
+  process.exitCode = 1;
+  throw error;
 } finally {
   await cleanUp();
 }
@@ -203,6 +252,9 @@ for (const scenario of SCENARIOS) {
   targets.push(...met);
   printScenario(scenario.title, rows, met);
 }
+const stores = summariseStores(storeRuns, labels, 'cycle', ONE_CONNECTION);
+const storeTargets = checkStoreTargets(stores);
+if (stores.length > 1) printStores(stores, storeTargets, CONNECTIONS);
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });
 await writeFile(
   new URL('../.bench-results/http.json', import.meta.url),
@@ -217,7 +269,10 @@ await writeFile(
       },
       summary,
       targets,
+      stores,
+      storeTargets,
       runs,
+      storeRuns,
     },
     null,
     2,

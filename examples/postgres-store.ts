@@ -7,6 +7,7 @@ import pg from 'pg';
 const store = await createPostgresStore({
   client: new pg.Pool({ connectionString: process.env.DATABASE_URL }),
   ownsClient: true,
+  namedStatements: true, // pg's prepared statements: each planned once per connection
 });
 const auth = createJwtVerifier({
   jwksUrl: 'https://id.example.com/.well-known/jwks.json',

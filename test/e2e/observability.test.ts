@@ -122,6 +122,10 @@ describe.each(HTTP_FRAMEWORKS)('GET /metrics of the reference server on %s', (fr
     expect(
       sample(text, 'workforce_kit_store_call_duration_seconds_count{call="employees.write"}'),
     ).toBe(2);
+    // The store's group commit: three changes one after another, three write statements of one.
+    expect(sample(text, 'workforce_kit_store_batch_size_count')).toBe(3);
+    expect(sample(text, 'workforce_kit_store_batch_size_sum')).toBe(3);
+    expect(sample(text, 'workforce_kit_store_batch_size_bucket{le="1"}')).toBe(3);
     expect(sample(text, 'workforce_kit_http_requests_in_flight')).toBe(0);
     // collectDefaultMetrics: the process's own.
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);

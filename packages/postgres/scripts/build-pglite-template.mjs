@@ -7,6 +7,7 @@
 // of the installed PGlite version and these migrations is there already. Runs after tsc (it
 // applies the migrations with dist/migrations.js); a template that misses a later migration is
 // still right, as the store applies what a database lacks.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,17 @@ let root = dirname(entry);
 while (!existsSync(join(root, 'package.json'))) root = dirname(root);
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-const migrations = readdirSync(new URL('../migrations/', import.meta.url)).sort();
+// Each migration by name and content: a migration edited in place (in development) makes a new
+// template, as a new one does.
+const migrationsDir = new URL('../migrations/', import.meta.url);
+const migrations = readdirSync(migrationsDir)
+  .sort()
+  .map((name) => ({
+    name,
+    sha256: createHash('sha256')
+      .update(readFileSync(new URL(name, migrationsDir)))
+      .digest('hex'),
+  }));
 const out = fileURLToPath(new URL('../pglite-template/', import.meta.url));
 const info = join(out, 'template.json');
 const made = { pglite: version, migrations };

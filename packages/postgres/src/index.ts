@@ -55,6 +55,7 @@ export {
 } from './pglite.js';
 export {
   createPostgresStore,
+  DEFAULT_MAX_BATCH_SIZE,
   type PostgresStoreOptions,
   RECORD_CACHE_SIZE,
 } from './postgres-store.js';

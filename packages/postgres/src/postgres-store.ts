@@ -20,9 +20,10 @@ import {
 } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
+import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
-import type { SqlClient } from './sql-client.js';
+import type { NamedStatementClient, SqlClient } from './sql-client.js';
 
 /** Options of {@link createPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -52,7 +53,31 @@ export interface PostgresStoreOptions {
    * @default false
    */
   readonly soleWriter?: boolean;
+  /**
+   * Sends the store's statements as named prepared statements, which PostgreSQL parses and plans
+   * once per connection rather than at each call: `{ name, text, values }`, which `pg`'s `Pool`
+   * and `Client` take (PGlite does not: leave it off there). Measured on a PostgreSQL server, a
+   * record's read by primary key from 50 callers at once: about 9,500 a second against 7,600.
+   * @default false
+   */
+  readonly namedStatements?: boolean;
+  /**
+   * The most changes one write statement carries. Writes are committed in groups: while one is
+   * in flight, the changes that arrive queue, and the next statement commits them all, each with
+   * its own compare-and-set and its own outcome (see {@link createPostgresStore}).
+   * @default DEFAULT_MAX_BATCH_SIZE (64)
+   */
+  readonly maxBatchSize?: number;
+  /**
+   * Called with the number of changes of each write statement the store sends (for a metric of
+   * the batch sizes; the reference server's is `workforce_kit_store_batch_size`).
+   * @default none
+   */
+  readonly onBatch?: (size: number) => void;
 }
+
+/** The most changes one write statement carries, unless {@link PostgresStoreOptions.maxBatchSize} says otherwise. */
+export const DEFAULT_MAX_BATCH_SIZE = 64;
 
 /** How many employees, and how many shifts, a {@link PostgresStoreOptions.soleWriter} store keeps. */
 export const RECORD_CACHE_SIZE = 10_000;
@@ -65,11 +90,29 @@ interface RecordRow {
   readonly version: number;
 }
 
+/** One change's row of `workforce_kit_write_records`: `arrival` is its place in the batch, from 1. */
 interface WriteRow {
-  readonly data: Record<string, unknown> | null;
-  readonly version: number | null;
-  readonly found: boolean;
-  readonly current_external_id: string | null;
+  readonly arrival: number;
+  readonly written_data: Record<string, unknown> | null;
+  readonly written_version: number | null;
+  readonly record_exists: boolean;
+  readonly stored_external_id: string | null;
+}
+
+/** A change queued for its batch, serialised: the store keeps none of the caller's objects. */
+interface QueuedWrite {
+  readonly table: 'employees' | 'shifts';
+  /** The record: changes of one record go to separate batches. */
+  readonly key: string;
+  readonly restaurantGuid: Guid;
+  readonly guid: Guid;
+  readonly expectedVersion: number;
+  readonly externalId: string | null;
+  readonly deleted: boolean;
+  /** The record but its version (which has its own column), as JSON. */
+  readonly data: string;
+  /** Its events, as JSON. */
+  readonly events: string;
 }
 
 /** JSON columns arrive parsed from pg and PGlite; text from a client configured otherwise. */
@@ -81,18 +124,52 @@ function withVersion<T>(row: RecordRow): T {
   return { ...json(row.data), version: row.version } as T;
 }
 
-/** A record as stored in `data`: all of it but the version, which has its own column. */
-function dataOf<T extends StoredRecord>(record: T): string {
+function queuedWrite<T extends RecordOfKind>(
+  table: 'employees' | 'shifts',
+  change: ConditionalWrite<T>,
+): QueuedWrite {
+  const { record, expectedVersion } = change;
   const { version: _version, ...data } = record;
-  return JSON.stringify(data);
+  return {
+    table,
+    key: `${table} ${record.restaurantGuid} ${record.guid}`,
+    restaurantGuid: record.restaurantGuid,
+    guid: record.guid,
+    expectedVersion,
+    externalId: record.externalId ?? null,
+    deleted: record.deleted,
+    data: JSON.stringify(data),
+    events: JSON.stringify(change.events),
+  };
+}
+
+/** A change as an element of `workforce_kit_write_records`' JSON array (its parts serialised once). */
+function changeJson(queued: QueuedWrite): string {
+  const text = JSON.stringify;
+  return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
+}
+
+/** The order of records in a batch statement: by table, restaurant and GUID. */
+function compareKeys(a: QueuedWrite | undefined, b: QueuedWrite | undefined): number {
+  const [x, y] = [a?.key ?? '', b?.key ?? ''];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /**
- * The conditional write of one record and its events: `workforce_kit_write_record` (migration
- * 006, which says what it does), one statement whose plans PostgreSQL keeps per session.
+ * The conditional writes of a batch of records and their events: `workforce_kit_write_records`
+ * (migration 008, which says what it does), one statement whose plan PostgreSQL keeps per
+ * session, committing every change of the batch, each against the version it read.
+ */
+const WRITE_RECORDS =
+  'SELECT arrival, written_data, written_version, record_exists, stored_external_id FROM workforce_kit_write_records($1::jsonb, $2)';
+
+/**
+ * A batch of one change: `workforce_kit_write_record` (migration 006), the same conditional write
+ * for one record, which PostgreSQL runs in less time than the batch statement for one change
+ * (about 1.0 against 1.13 ms in PGlite), so that a change at low load waits no longer than before.
  */
 const WRITE_RECORD =
-  'SELECT data, version, found, current_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
+  'SELECT 1 AS arrival, data AS written_data, version AS written_version, found AS record_exists, current_external_id AS stored_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
 
 /** An employee or a shift, as the store reads, writes and (as a sole writer) caches it. */
 type RecordOfKind = StoredRecord & { readonly externalId?: ExternalId; readonly deleted: boolean };
@@ -135,15 +212,28 @@ class RecordCache<T extends RecordOfKind> {
  * Creates the store for PostgreSQL over a client: a `pg.Pool` for a PostgreSQL server, shared by
  * any number of processes, or a PGlite instance for an embedded database. Applies the schema
  * migrations first (under an advisory lock, each once). Reads and writes name the restaurant;
- * each change and its events are one conditional statement; any client failure (a lost
- * connection, a stopped server) is `StorageUnavailable`, and the next query simply tries again.
+ * any client failure (a lost connection, a stopped server) is `StorageUnavailable`, and the next
+ * query simply tries again.
  *
- * @param options - the client, and whether the store owns it
+ * Writes are committed in groups: one write statement is in flight at a time, and the changes that
+ * arrive meanwhile go together in the next (up to `maxBatchSize`), each with its own
+ * compare-and-set against the version it read, its own result (the stored record, a version
+ * conflict, a refused change of identity) and its events, in the outbox in commit order. A change
+ * that finds no write in flight is sent at once; a write resolves once its statement committed. A
+ * batch the database refuses as a whole is sent again change by change, so that only the change
+ * at fault fails.
+ *
+ * @param options - the client, whether the store owns it, and how it reads and writes
  * @returns the store, once migrated; rejects if the migrations cannot be applied
  * @example
  * ```ts
  * import pg from 'pg';
- * const store = await createPostgresStore({ client: new pg.Pool({ connectionString }), ownsClient: true });
+ * const store = await createPostgresStore({
+ *   client: new pg.Pool({ connectionString }),
+ *   ownsClient: true,
+ *   namedStatements: true,
+ *   onBatch: (size) => batchSizes.observe(size), // a prom-client Histogram of yours
+ * });
  * await store.seed(seed);
  * ```
  */
@@ -157,6 +247,20 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   let closed = false;
 
+  /** A statement's name, when they are named: one per text, the same on every connection. */
+  const names = new Map<string, string>();
+  const named = client as unknown as NamedStatementClient;
+  const run = options.namedStatements
+    ? (text: string, values: unknown[]) => {
+        let name = names.get(text);
+        if (name === undefined) {
+          name = `workforce_kit_${names.size + 1}`;
+          names.set(text, name);
+        }
+        return named.query({ name, text, values });
+      }
+    : (text: string, values: unknown[]) => client.query(text, values);
+
   /** One statement; a failure of the client, sync or async, is StorageUnavailable. */
   function query<R>(
     operation: string,
@@ -165,33 +269,73 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   ): ResultAsync<R[], StorageError> {
     if (closed) return errAsync(storageUnavailable(operation, 'store closed'));
     return ResultAsync.fromThrowable(
-      () => client.query(text, params),
+      () => run(text, params),
       (cause) => storageUnavailable(operation, cause),
     )().map(({ rows }) => rows as R[]);
   }
+
+  /**
+   * One statement for a batch of changes (of distinct records), sent sorted by record so that the
+   * writers of several processes lock rows in one order; each change's row, in the batch's order.
+   */
+  async function commitBatch(batch: readonly QueuedWrite[]): Promise<(WriteRow | undefined)[]> {
+    if (closed) throw new Error('store closed');
+    const [first] = batch;
+    if (first === undefined) return [];
+    if (batch.length === 1) {
+      const { rows } = await run(WRITE_RECORD, [
+        first.table,
+        first.restaurantGuid,
+        first.guid,
+        first.expectedVersion,
+        first.externalId,
+        first.deleted,
+        first.data,
+        first.events,
+        OUTBOX_CHANNEL,
+      ]);
+      return rows as WriteRow[];
+    }
+    const order = batch.map((_, index) => index).sort((a, b) => compareKeys(batch[a], batch[b]));
+    const changes = `[${order.map((index) => changeJson(batch[index] as QueuedWrite)).join(',')}]`;
+    const { rows } = await run(WRITE_RECORDS, [changes, OUTBOX_CHANNEL]);
+    const outcomes: (WriteRow | undefined)[] = new Array(batch.length);
+    for (const row of rows as WriteRow[]) {
+      const index = order[row.arrival - 1];
+      if (index !== undefined) outcomes[index] = row;
+    }
+    return outcomes;
+  }
+
+  // Group commit: one write in flight, the changes arriving meanwhile queued for the next.
+  const writes = new GroupCommit<QueuedWrite, WriteRow>(
+    commitBatch,
+    (queued) => queued.key,
+    options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    options.onBatch,
+  );
 
   function write<T extends RecordOfKind>(
     table: 'employees' | 'shifts',
     change: ConditionalWrite<T>,
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
-    const { record, expectedVersion } = change;
-    return query<WriteRow>(`${table}.write`, WRITE_RECORD, [
-      table,
-      record.restaurantGuid,
-      record.guid,
-      expectedVersion,
-      record.externalId ?? null,
-      record.deleted,
-      dataOf(record),
-      JSON.stringify(change.events),
-      OUTBOX_CHANNEL,
-    ]).andThen(([row]): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
-      if (row?.data != null && row.version !== null)
-        return ok(withVersion<T>({ data: row.data, version: row.version }));
-      if (row?.found && row.current_external_id !== (record.externalId ?? null)) {
-        return err(identityChangeRefused(record.guid));
+    const operation = `${table}.write`;
+    if (closed) return errAsync(storageUnavailable(operation, 'store closed'));
+    let queued: QueuedWrite;
+    try {
+      queued = queuedWrite(table, change);
+    } catch (cause) {
+      return errAsync(storageUnavailable(operation, cause));
+    }
+    return ResultAsync.fromPromise(writes.submit(queued), (cause) =>
+      storageUnavailable(operation, cause),
+    ).andThen((row): Result<T, VersionConflict | IdentityChangeRefused | StorageError> => {
+      if (row.written_data !== null && row.written_version !== null)
+        return ok(withVersion<T>({ data: row.written_data, version: row.written_version }));
+      if (row.record_exists && row.stored_external_id !== queued.externalId) {
+        return err(identityChangeRefused(queued.guid));
       }
-      return err(versionConflict(record.guid, expectedVersion));
+      return err(versionConflict(queued.guid, queued.expectedVersion));
     });
   }
 

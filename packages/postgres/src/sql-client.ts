@@ -1,8 +1,8 @@
 /**
  * What the store needs of a PostgreSQL client: one statement at a time, with parameters. A
  * `pg.Pool` and a PGlite instance both satisfy it as they are. Every operation of the store is a
- * single statement (a change and its event are one data-modifying CTE), so no transaction method
- * is needed.
+ * single statement (a batch of changes and their events are one statement), so no transaction
+ * method is needed.
  *
  * @example
  * ```ts
@@ -13,4 +13,9 @@
 export interface SqlClient {
   /** Runs one statement with its `$1`, `$2`, … parameters; resolves with the rows it returned. */
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** A client that also runs named prepared statements, as `pg`'s `Pool` and `Client` do. */
+export interface NamedStatementClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }

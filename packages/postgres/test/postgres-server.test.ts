@@ -6,9 +6,14 @@ import { emptyTables } from './support.js';
 
 const databaseUrl = inject('databaseUrl');
 
-describeStoreConformance('postgres (PostgreSQL 15 server)', async () => {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  const store = await createPostgresStore({ client: pool, ownsClient: true });
-  await emptyTables(pool);
-  return store;
-});
+for (const namedStatements of [false, true]) {
+  describeStoreConformance(
+    `postgres (PostgreSQL 15 server${namedStatements ? ', named statements' : ''})`,
+    async () => {
+      const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+      const store = await createPostgresStore({ client: pool, ownsClient: true, namedStatements });
+      await emptyTables(pool);
+      return store;
+    },
+  );
+}

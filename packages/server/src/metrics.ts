@@ -1,5 +1,5 @@
 import type { OutboxRelay, OutboxRelayStats } from '@workforce-kit/postgres';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { HostRoute } from './host-routes.js';
 
 /**
@@ -23,6 +23,22 @@ export function metricsRoute(registry: Registry): HostRoute {
       body: await registry.metrics(),
     }),
   };
+}
+
+/**
+ * `workforce_kit_store_batch_size`: the changes each write statement of the PostgreSQL store
+ * (PGlite or a server) committed together (its group commit: one write in flight, the changes that
+ * arrive meanwhile in the next). 1 at low load; under load, about the number of requests that
+ * wait on a write. Made before the store opens and registered once the app's registry is built,
+ * so that no write goes uncounted.
+ */
+export function storeBatchSizeMetric(): Histogram {
+  return new Histogram({
+    name: 'workforce_kit_store_batch_size',
+    help: 'Changes committed together by each write statement of the PostgreSQL store (group commit).',
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [],
+  });
 }
 
 /** A webhook URL as a label: without credentials, query or fragment, which may hold secrets. */

@@ -28,6 +28,7 @@ import {
   type ConnectionRefusals,
   registerConnectionMetrics,
   registerRelayMetrics,
+  storeBatchSizeMetric,
 } from './metrics.js';
 import { sharedRateLimits } from './shared-rate-limits.js';
 import { StartupError } from './startup-error.js';
@@ -85,8 +86,16 @@ interface OpenedStore {
   readonly client: SqlClient | undefined;
 }
 
-/** Creates the configured store and seeds it (into an empty database only). */
-async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Promise<OpenedStore> {
+/**
+ * Creates the configured store and seeds it (into an empty database only). `onBatch` is told the
+ * size of each write statement of a PostgreSQL store (its group commit).
+ */
+async function createStore(
+  config: ServerConfig,
+  seed: Seed,
+  logger: Logger,
+  onBatch: ((size: number) => void) | undefined,
+): Promise<OpenedStore> {
   let store: WorkforceStore;
   let client: SqlClient | undefined;
   const { store: kind } = config;
@@ -96,7 +105,12 @@ async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Pr
       const db = await openPGlite(kind.dataDir);
       try {
         // The only writer of its directory: restaurants are read from the database once.
-        store = await createPostgresStore({ client: db, ownsClient: true, soleWriter: true });
+        store = await createPostgresStore({
+          client: db,
+          ownsClient: true,
+          soleWriter: true,
+          ...(onBatch === undefined ? {} : { onBatch }),
+        });
         client = db;
       } catch (error) {
         await db.close().catch(() => {});
@@ -115,6 +129,9 @@ async function createStore(config: ServerConfig, seed: Seed, logger: Logger): Pr
         client: pool,
         ownsClient: true,
         onClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
+        // Planned once per connection: a pool's statements are pg's named ones.
+        namedStatements: true,
+        ...(onBatch === undefined ? {} : { onBatch }),
       });
       client = pool;
     }
@@ -410,6 +427,8 @@ export async function startServer(
   // template unpacks in a child process meanwhile. Until the store is open, everything but
   // /healthz is a 503 to retry; the API's store is this one's until then.
   const store = deferredStore();
+  // Counted from the store's first write; served once the app (and its registry) is built.
+  const batchSizes = config.metrics ? storeBatchSizeMetric() : undefined;
   const shared = config.rateLimitScope === 'shared' ? sharedRateLimits() : undefined;
   let started = false;
   let app: App;
@@ -437,7 +456,7 @@ export async function startServer(
           serve(built.listener);
           return built;
         }),
-      createStore(config, seed, logger),
+      createStore(config, seed, logger, batchSizes && ((size) => batchSizes.observe(size))),
     ]);
     if (built.status === 'rejected') {
       if (created.status === 'fulfilled') await created.value.store.close();
@@ -465,6 +484,9 @@ export async function startServer(
   store.open(opened);
   const { registry, tracing } = app;
   if (registry !== undefined) registerConnectionMetrics(registry, refusals);
+  if (registry !== undefined && batchSizes !== undefined && config.store.kind !== 'memory') {
+    registry.registerMetric(batchSizes);
+  }
   if (registry !== undefined && relay !== undefined) {
     const once = throttled(30_000);
     registerRelayMetrics(registry, relay, (error) =>

@@ -384,6 +384,127 @@ export function describeStoreConformance(
         expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
       });
 
+      it(`give each of many changes at once its own outcome, ${concurrency} to one record`, async () => {
+        // Many changes in flight together, as a store that commits in groups would batch them:
+        // records written once, a record raced by several writers, a missing record, a refused
+        // change of identity. Each gets the outcome it would get alone.
+        const alone = Array.from({ length: 3 * concurrency }, () => aShift(restaurantA.guid));
+        const raced = aShift(restaurantB.guid);
+        const renamed = aShift(restaurantA.guid, { externalId: 'SCHEDULER:keep' as ExternalId });
+        await seeded({ shifts: [...alone, raced, renamed] });
+        const writeOf = (shift: Shift, outDate = '2026-03-02T08:00:00.000Z') => {
+          const event = anEvent(shift, 'ShiftDeleted');
+          return {
+            event,
+            result: store.shifts.write({
+              record: { ...shift, outDate },
+              expectedVersion: 1,
+              events: [event],
+            }),
+          };
+        };
+        const writes = [
+          ...alone.map((shift) => writeOf(shift)),
+          ...Array.from({ length: concurrency }, (_, i) =>
+            writeOf(raced, `2026-03-02T0${i % 10}:00:00.000Z`),
+          ),
+          writeOf(aShift(restaurantA.guid)),
+          {
+            event: undefined,
+            result: store.shifts.write({
+              record: { ...renamed, externalId: 'SCHEDULER:other' as ExternalId },
+              expectedVersion: 1,
+              events: [anEvent(renamed, 'ShiftDeleted')],
+            }),
+          },
+        ];
+        const results = await Promise.all(writes.map((write) => write.result));
+
+        const ofAlone = results.slice(0, alone.length);
+        const ofRaced = results.slice(alone.length, alone.length + concurrency);
+        const [ofMissing, ofRenamed] = results.slice(alone.length + concurrency);
+        ofAlone.forEach((result, i) => {
+          expect(result._unsafeUnwrap()).toEqual({
+            ...alone[i],
+            outDate: '2026-03-02T08:00:00.000Z',
+            version: 2,
+          });
+        });
+        expect(ofRaced.filter((result) => result.isOk())).toHaveLength(1);
+        expect(ofRaced.filter((result) => result.isErr())).toHaveLength(concurrency - 1);
+        for (const result of ofRaced.filter((result) => result.isErr())) {
+          expect(result._unsafeUnwrapErr()).toMatchObject({
+            type: 'VersionConflict',
+            guid: raced.guid,
+          });
+        }
+        expect(ofMissing?._unsafeUnwrapErr().type).toBe('VersionConflict');
+        expect(ofRenamed?._unsafeUnwrapErr()).toEqual({
+          type: 'IdentityChangeRefused',
+          guid: renamed.guid,
+        });
+
+        for (const shift of [...alone, raced]) {
+          const stored = (
+            await store.shifts.find(shift.restaurantGuid, byGuid(shift.guid))
+          )._unsafeUnwrap();
+          expect(stored?.version).toBe(2);
+        }
+        const winner = ofRaced.find((result) => result.isOk())?._unsafeUnwrap();
+        expect(
+          (await store.shifts.find(restaurantB.guid, byGuid(raced.guid)))._unsafeUnwrap(),
+        ).toEqual(winner);
+        expect(
+          (await store.shifts.find(restaurantA.guid, byGuid(renamed.guid)))._unsafeUnwrap(),
+        ).toEqual(renamed);
+        // The events of the changes written, and only theirs, each once.
+        const written = writes.filter((_, i) => results[i]?.isOk()).map((write) => write.event);
+        const events = (await store.events.list())._unsafeUnwrap();
+        expect(events).toHaveLength(written.length);
+        expect(new Set(events.map((event) => event.eventId))).toEqual(
+          new Set(written.map((event) => event?.eventId)),
+        );
+      });
+
+      it('apply successive changes of records, made while others are in flight, in their order', async () => {
+        // Each chain changes its record three times, each change on the version the last one
+        // stored; the chains run together, so their changes share the store's batches.
+        const employees = Array.from({ length: concurrency }, () => anEmployee(restaurantA.guid));
+        await seeded({ employees });
+        const chain = async (employee: Employee) => {
+          const events: RecordedEvent[] = [];
+          let current = employee;
+          for (const firstName of ['One', 'Two', 'Three']) {
+            const event = anEvent(current, 'EmployeeArchived');
+            events.push(event);
+            current = (
+              await store.employees.write({
+                record: { ...current, firstName },
+                expectedVersion: current.version,
+                events: [event],
+              })
+            )._unsafeUnwrap();
+          }
+          return { current, events };
+        };
+        const chains = await Promise.all(employees.map(chain));
+
+        const stored = (await store.events.list())._unsafeUnwrap();
+        expect(stored).toHaveLength(3 * concurrency);
+        for (const { current, events } of chains) {
+          expect(current).toMatchObject({ firstName: 'Three', version: 4 });
+          expect(
+            (await store.employees.find(restaurantA.guid, byGuid(current.guid)))._unsafeUnwrap(),
+          ).toEqual(current);
+          // A record's events in the outbox in the order of its changes.
+          expect(
+            stored.filter(
+              (event) => event.type === 'EmployeeArchived' && event.employeeGuid === current.guid,
+            ),
+          ).toEqual(events);
+        }
+      });
+
       it('list events oldest first, and by restaurant', async () => {
         const inA = anEmployee(restaurantA.guid);
         const inB = aShift(restaurantB.guid);
@@ -480,6 +601,94 @@ export function describeStoreConformance(
         expect(stored).toMatchObject({ deleted: true, version: 2 });
         for (const result of results) expect(result._unsafeUnwrap().record).toEqual(stored);
         expect((await store.events.list())._unsafeUnwrap()).toHaveLength(1);
+      });
+
+      it('give each of many use cases at once its own answer, some on the same record', async () => {
+        const archived = Array.from({ length: concurrency }, () =>
+          anArchivedEmployee(restaurantA.guid),
+        );
+        const active = Array.from({ length: concurrency }, () => anEmployee(restaurantB.guid));
+        const shifts = Array.from({ length: concurrency }, (_, i) =>
+          aShift(restaurantA.guid, { externalId: `SCHEDULER:many-${i}` as ExternalId }),
+        );
+        await seeded({ employees: [...archived, ...active], shifts });
+        const requestId = (what: string, i: number) => `req-${what}-${i}`;
+        const [unarchives, archives, deletes] = await Promise.all([
+          // Each archived employee unarchived twice: one succeeds, the other finds it unarchived.
+          Promise.all(
+            [...archived, ...archived].map((employee, i) =>
+              unarchiveEmployee(deps(), {
+                restaurant: restaurantA.guid,
+                employee: employee.guid,
+                requestId: requestId('unarchive', i),
+              }),
+            ),
+          ),
+          Promise.all(
+            active.map((employee, i) =>
+              archiveEmployee(deps(), {
+                restaurant: restaurantB.guid,
+                employee: byGuid(employee.guid),
+                requestId: requestId('archive', i),
+              }),
+            ),
+          ),
+          // Each shift deleted by GUID and by external id at once: both succeed, one changes it.
+          Promise.all(
+            shifts.flatMap((shift, i) => [
+              deleteShift(deps(), {
+                restaurant: restaurantA.guid,
+                shift: byGuid(shift.guid),
+                requestId: requestId('delete', 2 * i),
+              }),
+              deleteShift(deps(), {
+                restaurant: restaurantA.guid,
+                shift: byExternalId(`SCHEDULER:many-${i}`),
+                requestId: requestId('delete', 2 * i + 1),
+              }),
+            ]),
+          ),
+        ]);
+
+        archived.forEach((employee, i) => {
+          const pair = [unarchives[i], unarchives[i + concurrency]];
+          const succeeded = pair.filter((result) => result?.isOk());
+          expect(succeeded).toHaveLength(1);
+          expect(succeeded[0]?._unsafeUnwrap().record).toMatchObject({
+            guid: employee.guid,
+            deleted: false,
+            version: 2,
+          });
+          expect(pair.find((result) => result?.isErr())?._unsafeUnwrapErr().type).toBe(
+            'EmployeeNotArchived',
+          );
+        });
+        archives.forEach((result, i) => {
+          expect(result._unsafeUnwrap().record).toMatchObject({
+            guid: active[i]?.guid,
+            deleted: true,
+            version: 2,
+          });
+          expect(result._unsafeUnwrap().events).toHaveLength(1);
+        });
+        shifts.forEach((shift, i) => {
+          const pair = [deletes[2 * i], deletes[2 * i + 1]].map((result) =>
+            result?._unsafeUnwrap(),
+          );
+          expect(pair.map((committed) => committed?.record)).toEqual([
+            expect.objectContaining({ guid: shift.guid, deleted: true, version: 2 }),
+            expect.objectContaining({ guid: shift.guid, deleted: true, version: 2 }),
+          ]);
+          expect(pair.flatMap((committed) => committed?.events ?? [])).toHaveLength(1);
+        });
+        const answered = [...unarchives, ...archives, ...deletes].flatMap((result) =>
+          result.isOk() ? result.value.events : [],
+        );
+        const events = (await store.events.list())._unsafeUnwrap();
+        expect(events).toHaveLength(3 * concurrency);
+        expect(new Set(events.map((event) => event.eventId))).toEqual(
+          new Set(answered.map((event) => event.eventId)),
+        );
       });
 
       it('archive an employee of one restaurant through no other restaurant', async () => {

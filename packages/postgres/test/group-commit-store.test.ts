@@ -1,0 +1,131 @@
+// Group commit through the real store, on PGlite and on a PostgreSQL server: concurrent changes
+// share statements, and a change the database refuses fails alone.
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import type { RecordedEvent, Shift, WorkforceStore } from '@workforce-kit/core';
+import { aRestaurant, aShift, seedRecords } from '@workforce-kit/core/testing';
+import pg from 'pg';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { createPostgresStore, type PostgresStoreOptions, type SqlClient } from '../src/index.js';
+import { createDatabase } from '../src/testing/index.js';
+
+const CLIENTS: Record<string, () => Promise<{ client: SqlClient; end: () => Promise<void> }>> = {
+  PGlite: async () => {
+    const db = await PGlite.create();
+    return { client: db, end: () => db.close() };
+  },
+  'PostgreSQL 15 server': async () => {
+    const pool = new pg.Pool({ connectionString: await createDatabase(inject('databaseUrl')) });
+    return { client: pool, end: () => pool.end() };
+  },
+};
+
+const deletedEvent = (shift: Shift, eventId: string = randomUUID()): RecordedEvent => ({
+  type: 'ShiftDeleted',
+  restaurantGuid: shift.restaurantGuid,
+  shiftGuid: shift.guid,
+  occurredAt: '2026-03-01T12:00:00.000Z',
+  eventId,
+  requestId: `req-${randomUUID()}`,
+});
+
+for (const [name, open] of Object.entries(CLIENTS)) {
+  describe(`group commit on ${name}`, () => {
+    async function storeWith(
+      shifts: readonly Shift[],
+      options: Partial<PostgresStoreOptions> = {},
+    ): Promise<{ store: WorkforceStore; batches: number[] }> {
+      const { client, end } = await open();
+      const batches: number[] = [];
+      const store = await createPostgresStore({
+        client,
+        onBatch: (size) => batches.push(size),
+        ...options,
+      });
+      onTestFinished(async () => {
+        await store.close();
+        await end();
+      });
+      const restaurants = [...new Map(shifts.map((s) => [s.restaurantGuid, s])).keys()].map(
+        (guid) => aRestaurant({ guid }),
+      );
+      await store.seed(seedRecords({ restaurants, shifts: [...shifts] }));
+      return { store, batches };
+    }
+
+    it('commits concurrent changes in batches, each change in exactly one', async () => {
+      const restaurant = aRestaurant();
+      const shifts = Array.from({ length: 40 }, () => aShift(restaurant.guid));
+      const { store, batches } = await storeWith(shifts);
+
+      const results = await Promise.all(
+        shifts.map((shift) =>
+          store.shifts.write({
+            record: { ...shift, deleted: true, deletedDate: '2026-03-01T12:00:00.000Z' },
+            expectedVersion: 1,
+            events: [deletedEvent(shift)],
+          }),
+        ),
+      );
+
+      expect(results.every((result) => result.isOk())).toBe(true);
+      // Made together, the changes share statements.
+      expect(batches.length).toBeLessThan(shifts.length);
+      expect(batches.reduce((sum, size) => sum + size, 0)).toBe(shifts.length);
+      expect((await store.events.list())._unsafeUnwrap()).toHaveLength(shifts.length);
+    });
+
+    it('keeps a batch to maxBatchSize changes', async () => {
+      const restaurant = aRestaurant();
+      const shifts = Array.from({ length: 20 }, () => aShift(restaurant.guid));
+      const { store, batches } = await storeWith(shifts, { maxBatchSize: 4 });
+
+      await Promise.all(
+        shifts.map((shift) =>
+          store.shifts.write({ record: shift, expectedVersion: 1, events: [deletedEvent(shift)] }),
+        ),
+      );
+
+      expect(Math.max(...batches)).toBe(4);
+      expect(batches.reduce((sum, size) => sum + size, 0)).toBe(shifts.length);
+    });
+
+    it('fails only the change the database refuses, and writes the others of its batch', async () => {
+      const restaurant = aRestaurant();
+      const shifts = Array.from({ length: 12 }, () => aShift(restaurant.guid));
+      const { store, batches } = await storeWith(shifts);
+      // An event id that is not a UUID: PostgreSQL refuses the statement that carries it.
+      const poisoned = 5;
+
+      const results = await Promise.all(
+        shifts.map((shift, i) =>
+          store.shifts.write({
+            record: { ...shift, deleted: true, deletedDate: '2026-03-01T12:00:00.000Z' },
+            expectedVersion: 1,
+            events: [deletedEvent(shift, i === poisoned ? 'not-a-uuid' : randomUUID())],
+          }),
+        ),
+      );
+
+      expect(batches.some((size) => size > 1)).toBe(true);
+      results.forEach((result, i) => {
+        if (i === poisoned) {
+          expect(result._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+        } else {
+          expect(result._unsafeUnwrap()).toMatchObject({ guid: shifts[i]?.guid, version: 2 });
+        }
+      });
+      const refused = shifts[poisoned] as Shift;
+      expect(
+        (
+          await store.shifts.find(restaurant.guid, { kind: 'guid', guid: refused.guid })
+        )._unsafeUnwrap(),
+      ).toEqual(refused);
+      const events = (await store.events.list())._unsafeUnwrap();
+      expect(events).toHaveLength(shifts.length - 1);
+      expect(
+        events.some((event) => event.type === 'ShiftDeleted' && event.shiftGuid === refused.guid),
+      ).toBe(false);
+    });
+  });
+}
