@@ -54,6 +54,18 @@ function stopAll() {
   }
 }
 
+// Each step leads a process group of its own (so that a failure stops all of a lane's programs),
+// which a terminal's Ctrl-C no longer reaches: pass the stop on.
+for (const [signal, code] of /** @type {const} */ ([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])) {
+  process.once(signal, () => {
+    stopAll();
+    process.exit(code);
+  });
+}
+
 let failed = 0;
 await Promise.all(
   lanes.map(async (steps) => {
