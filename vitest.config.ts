@@ -15,7 +15,8 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       // The domain rules and the seed file's; the test support in testing/ is exercised but not
-      // measured.
+      // measured. `pnpm test:all` takes it in the tests of core and seed-file only
+      // (scripts/test-all.mjs).
       include: ['packages/core/src/**/*.ts', 'packages/seed-file/src/**/*.ts'],
       exclude: ['packages/core/src/testing/**', 'packages/seed-file/src/testing/**'],
       reporter: ['text', 'text-summary'],
