@@ -1,26 +1,15 @@
 #!/usr/bin/env node
-// `pnpm check`: every check and every test. The static checks are single-threaded programs
-// (tsc, TypeDoc, biome, redocly, knip), so they run in two lanes at once, one per core of a
-// 2-core machine, each lane in order; the tests (`pnpm test:all`) run once both lanes passed, as
-// they use the builds the second lane makes. A failure stops the other lane and fails the check.
+// `pnpm check`: every check and every test, in two lanes at once. The tests start as soon as the
+// packages are built (they read the builds), without waiting for the static checks, which are
+// single-threaded programs (tsc, TypeDoc, knip, biome, redocly) and run meanwhile, in order, in
+// the other lane: the tests spend much of their time waiting on the processes, servers and
+// databases they start, which leaves room for them. Any failure stops the static checks still
+// running and fails the check (tests under way finish first: each stops what it started).
 //
 // The package lint (publint on each packed package) runs in the packaging test, on the packages
 // exactly as npm installed them from their tarballs (test/packaging): `pnpm package:lint` still
 // runs it on its own.
 import { spawn } from 'node:child_process';
-
-const lanes = [
-  // The workspace's TypeScript: the root's, then every package's, examples' and tests'.
-  [['run', 'typecheck']],
-  // The builds the tests read, then what reads them (knip reads the declarations), then the rest.
-  [
-    ['-r', 'run', 'build'],
-    ['run', 'deps:check'],
-    ['run', 'docs'],
-    ['run', 'lint'],
-    ['run', 'spec:lint'],
-  ],
-];
 
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const running = new Set();
@@ -35,6 +24,7 @@ function pnpm(args) {
   return new Promise((resolve, reject) => {
     const child = spawn('pnpm', args, { stdio: 'inherit', detached: true });
     running.add(child);
+    if (args.includes('test:all')) tests = child;
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       running.delete(child);
@@ -43,11 +33,22 @@ function pnpm(args) {
   });
 }
 
-/** Stops what still runs (each child leads a process group of its own). */
-function stopAll() {
+/**
+ * The tests' run, once started: a failed static check lets it finish (see below).
+ * @type {import('node:child_process').ChildProcess | undefined}
+ */
+let tests;
+
+/**
+ * Stops what still runs (each child leads a process group of its own).
+ * @param {NodeJS.Signals} signal
+ * @param {{ tests: boolean }} which - whether to stop the tests' run too
+ */
+function stopAll(signal, which) {
   for (const child of running) {
+    if (child === tests && !which.tests) continue;
     try {
-      process.kill(-(child.pid ?? 0), 'SIGTERM');
+      process.kill(-(child.pid ?? 0), signal);
     } catch {
       // already gone
     }
@@ -61,24 +62,50 @@ for (const [signal, code] of /** @type {const} */ ([
   ['SIGTERM', 143],
 ])) {
   process.once(signal, () => {
-    stopAll();
+    stopAll(signal, { tests: true });
     process.exit(code);
   });
 }
 
 let failed = 0;
-await Promise.all(
-  lanes.map(async (steps) => {
-    for (const args of steps) {
-      if (failed !== 0) return;
-      const code = await pnpm(args);
-      if (code !== 0 && failed === 0) {
+
+/**
+ * Runs the steps in order, each once the one before passed (and nothing failed elsewhere).
+ * @param {string[][]} steps
+ * @returns {Promise<boolean>} whether every step passed
+ */
+async function lane(steps) {
+  for (const args of steps) {
+    if (failed !== 0) return false;
+    const code = await pnpm(args);
+    if (code !== 0) {
+      if (failed === 0) {
         failed = code;
+        // The static checks stop at once; tests under way finish, so that each stops what it
+        // started (servers, PostgreSQL clusters, browsers) as it ends.
         console.error(`\npnpm ${args.join(' ')} failed (exit ${code}): stopping the other checks`);
-        stopAll();
+        stopAll('SIGTERM', { tests: false });
       }
+      return false;
     }
-  }),
-);
-if (failed !== 0) process.exit(failed);
-process.exit(await pnpm(['run', 'test:all']));
+  }
+  return true;
+}
+
+// The builds the tests read (and knip reads the declarations of).
+const built = lane([['-r', 'run', 'build']]);
+await Promise.all([
+  built.then((ok) => ok && lane([['run', 'test:all']])),
+  (async () => {
+    // The workspace's TypeScript, the root's, then every package's, examples' and tests'.
+    if (!(await lane([['run', 'typecheck']]))) return;
+    if (!(await built)) return;
+    await lane([
+      ['run', 'deps:check'],
+      ['run', 'docs'],
+      ['run', 'lint'],
+      ['run', 'spec:lint'],
+    ]);
+  })(),
+]);
+process.exit(failed);
