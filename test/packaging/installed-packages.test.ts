@@ -2,10 +2,10 @@
 // package declares it or not; a user's npm install has only what the manifests declare. So: pack
 // every publishable package (`pnpm pack` runs its prepack/prepare script, which builds dist/, and
 // turns `workspace:*` into the version), install all the tarballs with npm, in one install, into
-// a project in the system's temp folder, and use them from there: type-check code against the
-// installed declarations, run an app embedding the router over the memory store and over PGlite,
-// run the server's `workforce-kit` command, and run the contract kit's `workforce-kit-contract`
-// command against it.
+// a project in the system's temp folder, and use them from there: lint each with publint as
+// installed, type-check code against the installed declarations, run each package page's example,
+// run an app embedding the router over the memory store and over PGlite, run the server's
+// `workforce-kit` command, and run the contract kit's `workforce-kit-contract` command against it.
 //
 // npm installs with --install-strategy=shallow: the project's own dependencies at the top of its
 // node_modules, every other package beside the package that needs it. With the default (hoisted)
@@ -19,6 +19,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { examplesOf, readDocuments } from '../docs/documents.js';
 import { stopProcess, track } from '../support/processes.js';
@@ -309,6 +311,18 @@ it('ships a fresh build of each package, without leftovers of an earlier one', a
     const shipped = await readdir(join(project, 'node_modules', name, 'dist'));
     expect(shipped).toContain('index.js');
     expect(shipped).not.toContain(LEFTOVER);
+  }
+});
+
+it('passes publint, strict, as npm installed each package from its tarball', async () => {
+  for (const name of Object.keys(packed)) {
+    // What npm installed is exactly what the tarball holds: no packing again (pack: false).
+    const pkgDir = join(project, 'node_modules', name);
+    const { messages, pkg } = await publint({ pkgDir, pack: false, strict: true });
+    expect(
+      messages.map((message) => formatMessage(message, pkg, { color: false })),
+      name,
+    ).toEqual([]);
   }
 });
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `pnpm test:quick`: the packages' unit and property tests, the ones a contributor runs while
+// working on a package: no server (no listening socket, no HTTP client), no process started, no
+// browser, no PostgreSQL server. Everything else runs in `pnpm test:all` (and `npm test`), which
+// also runs these. A new test file of a package is quick unless it is named below.
+import { spawnSync } from 'node:child_process';
+
+/**
+ * The packages' test projects (vitest's names). Left out whole: `postgres`, whose global setup
+ * starts a PostgreSQL server, and the three adapters, whose tests answer real HTTP requests.
+ */
+const PROJECTS = ['core', 'seed-file', 'types', 'http', 'contract-testing', 'server'];
+
+/** Files of those projects (paths from the package's folder) that serve HTTP or start processes. */
+const NEEDS_SERVERS = [
+  // http: a JWKS server on a loopback port
+  'test/jwt-verifier.test.ts',
+  // contract-testing: the kit against servers, and its CLI as a process
+  'test/cli-exit-codes.test.ts',
+  'test/cli-reference-server.test.ts',
+  'test/mutation-suite.test.ts',
+  // server: the reference server listening, its processes, its stores and webhooks
+  'test/connection-limit.test.ts',
+  'test/dev-login.test.ts',
+  'test/docs.test.ts',
+  'test/server.test.ts',
+  'test/stores.test.ts',
+  'test/webhooks-command.test.ts',
+  'test/webhooks.test.ts',
+];
+
+const args = [
+  'exec',
+  'vitest',
+  'run',
+  '--maxWorkers=2',
+  ...PROJECTS.flatMap((name) => ['--project', name]),
+];
+for (const glob of NEEDS_SERVERS) args.push('--exclude', glob);
+args.push(...process.argv.slice(2));
+const { status } = spawnSync('pnpm', args, { stdio: 'inherit' });
+process.exit(status ?? 1);
