@@ -43,6 +43,7 @@ export const RULES = {
   'target-available': 'the target answers (within the time and rate limits given)',
 } as const;
 
+/** The name of a rule of {@link RULES}: what a report, a violation and `--min-coverage` name. */
 export type RuleName = keyof typeof RULES;
 
 /** Every rule's name, in the order of {@link RULES}. */

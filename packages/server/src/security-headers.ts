@@ -39,8 +39,8 @@ const helmetMiddleware = helmet({
  * They are read once at start-up from a response helmet is given: with these options
  * (no nonce, nothing per request) it sets the same headers on every response, so the server
  * writes them as they are rather than running helmet for each request. The API's answers carry
- * them through `ApiOptions.responseHeaders`, in the answer's one write; the host's own routes set
- * them with {@link setSecurityHeaders}.
+ * them through `ApiOptions.responseHeaders`, in the answer's one write; the server's own routes
+ * (health, metrics, docs, login) set them on their responses.
  *
  * @example
  * ```ts
