@@ -13,6 +13,7 @@ export type RowId =
   | 'bare'
   | 'node-bare'
   | 'node-floor'
+  | 'express-floor'
   | 'fastify-bare'
   | 'fastify-reference'
   | 'openapi-backend'
@@ -56,6 +57,11 @@ export function rows(stores: readonly string[]): Row[] {
       id: 'openapi-backend',
       label: 'openapi-backend on node:http (ajv, jose)',
       peer: 'openapi-backend',
+    },
+    {
+      id: 'express-floor',
+      label: "Express with only the defaults' work, in one middleware",
+      peer: 'express-floor',
     },
     { id: 'wk-express', label: 'workforce-kit on Express', settings: memory('express') },
     {

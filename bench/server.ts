@@ -5,7 +5,7 @@ import { expressBare, fastifyBare, nodeBare } from './peers/bare.js';
 import type { Listening } from './peers/common.js';
 import { expressOpenapiValidator } from './peers/express-openapi-validator.js';
 import { fastifyReference } from './peers/fastify-reference.js';
-import { nodeFloor } from './peers/node-floor.js';
+import { expressFloor, nodeFloor } from './peers/floor.js';
 import { openapiBackend } from './peers/openapi-backend.js';
 
 /** The peers by name: the names http-bench.ts's rows use. */
@@ -13,6 +13,7 @@ const PEERS: Record<string, () => Promise<Listening>> = {
   bare: expressBare,
   'node-bare': nodeBare,
   'node-floor': nodeFloor,
+  'express-floor': expressFloor,
   'fastify-bare': fastifyBare,
   'fastify-reference': fastifyReference,
   'openapi-backend': openapiBackend,
