@@ -27,7 +27,7 @@ import {
 } from './http-report.js';
 import { rows as allRows, type Row, RowStarter } from './http-rows.js';
 import { BODIES } from './peers/common.js';
-import { pinLoadGenerator, pinned, stopAll } from './processes.js';
+import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
   type BatchSizes,
   batchSizesBetween,
@@ -158,7 +158,9 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         });
       await load(true);
       const before = storeRow ? await batchSizesOf(server.url) : undefined;
+      const cpuBefore = await cpuMicroseconds(server.pid);
       const result = await load(false);
+      const serverCpuUs = ((await cpuMicroseconds(server.pid)) - cpuBefore) / result.requests.total;
       if (storeRow && scenario.name !== 'GET') {
         storeRuns.push({
           scenario: scenario.name,
@@ -177,13 +179,14 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         requestsPerSecond: result.requests.average,
         p50Ms: result.latency.p50,
         p99Ms: result.latency.p99,
+        serverCpuUs,
         non2xx: result.non2xx,
         errors: result.errors,
         statusCodes: result.statusCodeStats as Record<string, { count: number }>,
       };
       runs.push(run);
       console.error(
-        `pass ${pass + 1}, ${scenario.name}, ${row.label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.p99Ms} ms`,
+        `pass ${pass + 1}, ${scenario.name}, ${row.label}: ${run.requestsPerSecond.toFixed(0)} req/s, p99 ${run.p99Ms} ms, server CPU ${run.serverCpuUs.toFixed(0)} µs/request`,
       );
       if (run.non2xx > 0 || run.errors > 0) {
         console.error(

@@ -11,7 +11,7 @@ import { seedToJson } from '@workforce-kit/seed-file/testing';
 import autocannon from 'autocannon';
 import { benchSeed, benchToken, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 import { RowStarter, rows } from './http-rows.js';
-import { pinLoadGenerator, stopAll } from './processes.js';
+import { cpuMicroseconds, pinLoadGenerator, stopAll } from './processes.js';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 100_000);
 /** Without the profiler: only the CPU time the server's process spent per request. */
@@ -64,14 +64,6 @@ function selfTimes(profile: Profile): Map<string, number> {
     out.set(key, (out.get(key) ?? 0) + us);
   }
   return out;
-}
-
-/** The CPU time (user and system) a process has spent, in microseconds, from /proc. */
-async function cpuMicroseconds(pid: number | undefined): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks / 100) * 1e6;
 }
 
 const work = await mkdtemp(join(tmpdir(), 'workforce-kit-profile-'));
