@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type ConditionalWrite,
   type Employee,
@@ -247,14 +248,18 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   let closed = false;
 
-  /** A statement's name, when they are named: one per text, the same on every connection. */
+  /**
+   * A statement's name, when they are named: made from its text, so that it is the same on every
+   * connection, in every store and process sharing the pool or the database (a name given in the
+   * order of first use could name two texts alike on one connection, which pg refuses).
+   */
   const names = new Map<string, string>();
   const named = client as unknown as NamedStatementClient;
   const run = options.namedStatements
     ? (text: string, values: unknown[]) => {
         let name = names.get(text);
         if (name === undefined) {
-          name = `workforce_kit_${names.size + 1}`;
+          name = `workforce_kit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
           names.set(text, name);
         }
         return named.query({ name, text, values });

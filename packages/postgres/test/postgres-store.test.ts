@@ -228,3 +228,36 @@ describe('lookups that find nothing', () => {
     }
   });
 });
+
+describe('named statements', () => {
+  it('keep one name per text across stores that share a connection, in any order of first use', async () => {
+    // One connection, so both stores' prepared statements live on it: a name given to two texts
+    // there is refused by pg ("Prepared statements must be unique").
+    const pool = new pg.Pool({ connectionString: await freshDatabase(), max: 1 });
+    const first = await createPostgresStore({ client: pool, namedStatements: true });
+    const second = await createPostgresStore({ client: pool, namedStatements: true });
+    try {
+      const restaurant = aRestaurant();
+      const employee = anArchivedEmployee(restaurant.guid);
+      await first.seed(seedRecords({ restaurants: [restaurant], employees: [employee] }));
+      const byGuid = { kind: 'guid', guid: employee.guid } as const;
+      // Each store's first statement of its own is a different one.
+      expect((await second.employees.find(restaurant.guid, byGuid))._unsafeUnwrap()).toEqual(
+        employee,
+      );
+      expect((await first.restaurants.findByGuid(restaurant.guid))._unsafeUnwrap()).toEqual(
+        restaurant,
+      );
+      expect((await first.employees.find(restaurant.guid, byGuid))._unsafeUnwrap()).toEqual(
+        employee,
+      );
+      expect((await second.restaurants.findByGuid(restaurant.guid))._unsafeUnwrap()).toEqual(
+        restaurant,
+      );
+    } finally {
+      await first.close();
+      await second.close();
+      await pool.end();
+    }
+  });
+});
