@@ -1,5 +1,16 @@
-import type { OutboxRelay, OutboxRelayStats } from '@workforce-kit/postgres';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  DEFAULT_MAX_BATCH_SIZE,
+  type OutboxRelay,
+  type OutboxRelayStats,
+} from '@workforce-kit/postgres';
+import {
+  Counter,
+  collectDefaultMetrics,
+  exponentialBuckets,
+  Gauge,
+  Histogram,
+  Registry,
+} from 'prom-client';
 import type { HostRoute } from './host-routes.js';
 
 /**
@@ -36,7 +47,8 @@ export function storeBatchSizeMetric(): Histogram {
   return new Histogram({
     name: 'workforce_kit_store_batch_size',
     help: 'Changes committed together by each write statement of the PostgreSQL store (group commit).',
-    buckets: [1, 2, 4, 8, 16, 32, 64],
+    // 1, 2, 4, … up to the store's largest batch (64).
+    buckets: exponentialBuckets(1, 2, Math.log2(DEFAULT_MAX_BATCH_SIZE) + 1),
     registers: [],
   });
 }
