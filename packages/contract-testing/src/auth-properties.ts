@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
 import { callOf, pickArb } from './call-arbitraries.js';
+import { printable } from './draft-arbitraries.js';
 import { type Engine, send } from './engine.js';
 import { probeUnchanged } from './model-calls.js';
 import type { PropertyDefinition } from './property-runner.js';
@@ -20,7 +21,7 @@ interface Spoiler {
 
 /** A spoiler that fast-check prints as `text`. */
 const spoiler = (apply: Spoiler['apply'], text: string): Spoiler =>
-  Object.assign({ apply }, { [fc.toStringMethod]: () => text });
+  printable({ apply }, () => text);
 
 /** A valid call, spoiled, and the refusal `expect` says it must get; the record named is unchanged. */
 function refused(

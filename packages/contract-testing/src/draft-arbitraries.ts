@@ -9,7 +9,8 @@ import type { ParameterLocation, Spec, SpecOperation, SpecParameter } from './sp
 import type { Grant } from './token-source.js';
 import { badEncodingArb, invalidTextArb, validValueArb } from './value-arbitraries.js';
 
-const printable = <T extends object>(value: T, text: (self: T) => string): T =>
+/** `value`, printed by fast-check (in a counterexample) as `text` makes it. */
+export const printable = <T extends object>(value: T, text: (self: T) => string): T =>
   Object.assign(value, {
     [fc.toStringMethod](this: T) {
       return text(this);

@@ -10,7 +10,7 @@ import {
 } from './spec-reader.js';
 
 /** The operations of the state tables, by the spec's operationId. */
-export const ROLES = {
+const ROLES = {
   unarchive: 'unarchiveEmployee',
   archive: 'archiveEmployee',
   deleteShift: 'deleteShift',

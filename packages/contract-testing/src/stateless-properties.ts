@@ -7,6 +7,7 @@ import type { Answer } from './answer-checks.js';
 import { jsonOf, problemOf } from './answer-checks.js';
 import { defectArb, grantArb, validDraftArb } from './draft-arbitraries.js';
 import { type Engine, send } from './engine.js';
+import type { WireResponse } from './http-client.js';
 import { fullGrant, probeUnchanged, sendCall } from './model-calls.js';
 import type { PropertyDefinition } from './property-runner.js';
 import { callOfDraft, contextOfDraft, type Draft, draftToWire, setValue } from './requests.js';
@@ -26,8 +27,8 @@ const REFUSAL_CODES = [
 ];
 
 /** A body without the fields that differ between any two answers (the request id). */
-const comparable = (text: string) => {
-  const body = jsonOf({ status: 0, headers: {}, text });
+const comparable = (response: WireResponse) => {
+  const body = jsonOf(response);
   if (body === null || typeof body !== 'object') return JSON.stringify(body);
   const { requestId: _r, instance: _i, ...rest } = body as Record<string, unknown>;
   return JSON.stringify(rest);
@@ -137,7 +138,7 @@ function defaultParameters(engine: Engine, op: SpecOperation): PropertyDefinitio
           a.documented(op);
           b.documented(op);
           b.check(
-            a.status === b.status && comparable(a.response.text) === comparable(b.response.text),
+            a.status === b.status && comparable(a.response) === comparable(b.response),
             'default-parameter',
             () => `${a.show()}\nbut ${b.show()}`,
           );
