@@ -386,9 +386,10 @@ const LOG_FLUSH_MS = 200;
  * exception); a SIGKILL or a power cut loses at most those 4 KiB or 200 ms of lines.
  *
  * @param level - the least level written (`LOG_LEVEL`)
+ * @param dest - where the lines go: a file descriptor or a path (the in-process bench's /dev/null)
  */
-export function serverLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+export function serverLogger(level: string, dest: number | string = 1): Logger {
+  const destination = pino.destination({ dest, sync: false, minLength: LOG_BUFFER_BYTES });
   setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
   return pino({ level }, destination);
 }
