@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
