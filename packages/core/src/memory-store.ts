@@ -1,4 +1,4 @@
-import { err, ok, type Result, ResultAsync } from 'neverthrow';
+import { err, ok, type Result } from 'neverthrow';
 import {
   type IdentityChangeRefused,
   identityChangeRefused,
@@ -31,11 +31,13 @@ export interface MemoryStoreOptions {
 /**
  * A frozen deep copy of plain data (records and events are plain objects, arrays and primitives):
  * the store keeps its own copy of what it is given, which neither the caller's later changes nor
- * a caller of `find` can alter, and the caller's objects stay as they were.
+ * a caller of `find` can alter, and the caller's objects stay as they were. A part that is deeply
+ * frozen already (one a state machine carried over from the record it read) cannot be changed by
+ * anyone, and is kept as it is rather than copied.
  */
 function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || isDeeplyFrozen(value)) return value;
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
-  if (value === null || typeof value !== 'object') return value;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = frozenCopy((value as Record<string, unknown>)[key]);
@@ -44,6 +46,16 @@ function frozenCopy<T>(value: T): T {
     else copy[key] = item;
   }
   return Object.freeze(copy) as T;
+}
+
+/** Whether nothing in a value can change: it is frozen, and so is every object in it. */
+function isDeeplyFrozen(value: object): boolean {
+  if (!Object.isFrozen(value)) return false;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && !isDeeplyFrozen(item)) return false;
+  }
+  return true;
 }
 
 type Identified = StoredRecord & { readonly externalId?: string };
@@ -79,10 +91,11 @@ class RecordTable<T extends Identified> {
 }
 
 /**
- * Creates a store kept in memory: the reference implementation of the ports. Every call completes
- * asynchronously, as a real store's would, and each compare-and-set happens in one synchronous
- * step, so it is correct under any number of concurrent async callers. Data lives as long as the
- * store; it is not shared between processes.
+ * Creates a store kept in memory: the reference implementation of the ports. Every call answers at
+ * once, with a `Result` (no promise: a request it serves completes without a microtask), and each
+ * compare-and-set happens in one synchronous step, so it is correct under any number of concurrent
+ * callers. Data lives as long as the store; it is not shared between processes. (Wrapped in
+ * `asynchronousStore` of `@workforce-kit/core/testing`, it answers later, as a database would.)
  *
  * @param seed - records to load at once (a parsed seed file, for one)
  * @param options - how many events to keep
@@ -105,17 +118,12 @@ export function createMemoryStore(
   let events: RecordedEvent[] = [];
   let closed = false;
 
-  /**
-   * Runs `body` as one atomic step, now, and answers asynchronously, as a real store would;
-   * after close it fails.
-   */
+  /** Runs `body` as one atomic step, now; after close it fails. */
   function step<T, E>(
     operation: string,
     body: () => Result<T, E | StorageError>,
-  ): ResultAsync<T, E | StorageError> {
-    return new ResultAsync(
-      Promise.resolve(closed ? err(storageUnavailable(operation, 'store closed')) : body()),
-    );
+  ): Result<T, E | StorageError> {
+    return closed ? err(storageUnavailable(operation, 'store closed')) : body();
   }
 
   function isEmpty(): boolean {

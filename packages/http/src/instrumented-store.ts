@@ -1,4 +1,5 @@
 import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { isThenable, type MaybeAsync } from '@workforce-kit/core';
 import { type Result, ResultAsync } from 'neverthrow';
 import type { ApiStore } from './api.js';
 import type { HttpMetrics } from './telemetry.js';
@@ -20,10 +21,10 @@ type StoreCall =
  */
 function measured<A extends unknown[], T, E extends { readonly type: string }>(
   call: StoreCall,
-  port: (...args: A) => ResultAsync<T, E>,
+  port: (...args: A) => MaybeAsync<T, E>,
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
-): (...args: A) => ResultAsync<T, E> {
+): (...args: A) => MaybeAsync<T, E> {
   // The call's series from the start, at 0 (its child made once).
   metrics?.storeCalls.zero({ call });
   const histogram = metrics?.storeCalls.labels(call);
@@ -42,12 +43,17 @@ function measured<A extends unknown[], T, E extends { readonly type: string }>(
       }
       span.end();
     };
-    let result: ResultAsync<T, E>;
+    let result: MaybeAsync<T, E>;
     try {
       result = port(...args);
     } catch (error) {
       finish(undefined, error);
       throw error;
+    }
+    // Answered at once: measured at once, and passed on as it is (no promise).
+    if (!isThenable(result)) {
+      finish(result.isErr() ? result.error : undefined);
+      return result;
     }
     // A ResultAsync's then is its promise's: it returns a Promise (typed PromiseLike), with no
     // extra thenable hop of Promise.resolve.

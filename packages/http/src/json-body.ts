@@ -42,7 +42,8 @@ function decoderOf(encoding: string): (() => Transform) | null | undefined {
 }
 
 /**
- * Reads a request's JSON body (its media type already checked to be JSON in UTF-8): inflated as
+ * Reads a request's JSON body (its media type already checked to be JSON in UTF-8), at once when
+ * there is none to wait for (no `Content-Length` or 0, and no `Transfer-Encoding`): inflated as
  * it arrives when its `Content-Encoding` is gzip, deflate or br (another is 415), at most `limit`
  * bytes once inflated (413, before any is read when `Content-Length` says so), a leading byte
  * order mark ignored (RFC 8259 allows it), an empty body none, any JSON value. A body that does
@@ -57,19 +58,30 @@ function decoderOf(encoding: string): (() => Transform) | null | undefined {
  * if (body.problem !== undefined) return answer(body.problem);
  * ```
  */
-export async function readJsonBody(
+export function readJsonBody(
   stream: Readable,
   headers: IncomingHttpHeaders,
   limit: number,
-): Promise<JsonBody> {
-  const decoder = decoderOf(headers['content-encoding']?.trim().toLowerCase() ?? '');
+): JsonBody | Promise<JsonBody> {
+  const encoding = headers['content-encoding'];
+  const decoder = encoding === undefined ? null : decoderOf(encoding.trim().toLowerCase());
   if (decoder === undefined) return UNSUPPORTED_ENCODING;
   // No body at all (RFC 9112, 6.3: neither Transfer-Encoding nor a Content-Length, or a length
-  // of 0): nothing to wait for.
+  // of 0): nothing to wait for, and the answer is at hand.
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
     return NONE;
   }
+  return readStream(stream, decoder, length, limit);
+}
+
+/** Reads a body that is on its way: inflated, limited, parsed (see {@link readJsonBody}). */
+async function readStream(
+  stream: Readable,
+  decoder: (() => Transform) | null,
+  length: string | undefined,
+  limit: number,
+): Promise<JsonBody> {
   let text: string;
   const inflater = decoder?.();
   try {
