@@ -72,6 +72,8 @@ describe('andThen and settled', () => {
   });
 
   it('wait for a thenable of another copy of neverthrow', async () => {
+    // A thenable, as another copy's ResultAsync is (biome: a thenable here is the point).
+    // biome-ignore lint/suspicious/noThenProperty: the thenable is what is under test
     const foreign = { then: (resolve: (value: Result<number, never>) => void) => resolve(ok(5)) };
     const result = settled(foreign as never, (five: Result<number, never>) =>
       ok(five._unsafeUnwrap() + 1),
