@@ -6,6 +6,7 @@ import {
   type Guid,
   type IdentityChangeRefused,
   identityChangeRefused,
+  type MaybeAsync,
   type RecordedEvent,
   type RecordIdentifier,
   type Restaurant,
@@ -20,7 +21,7 @@ import {
   type WorkforceStore,
 } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
-import { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
+import { err, errAsync, ok, type Result, ResultAsync } from 'neverthrow';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
@@ -370,9 +371,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return { find, write: (change: ConditionalWrite<T>) => write(table, change) };
     }
     return {
-      find: (restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError> => {
+      find: (restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError> => {
+        // Held: answered at once, with no promise.
         const known = cache.get(restaurantGuid, id);
-        if (known !== undefined) return okAsync(known);
+        if (known !== undefined) return ok(known);
         return find(restaurantGuid, id).map((record) => {
           if (record !== null) cache.set(record);
           return record;
@@ -399,9 +401,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ).map(([row]) => (row === undefined ? null : (json(row.data) as unknown as Restaurant)));
 
   const restaurants = new Map<Guid, Restaurant>();
-  const cachedRestaurant = (restaurantGuid: Guid): ResultAsync<Restaurant | null, StorageError> => {
+  const cachedRestaurant = (restaurantGuid: Guid): MaybeAsync<Restaurant | null, StorageError> => {
     const known = restaurants.get(restaurantGuid);
-    if (known !== undefined) return okAsync(known);
+    if (known !== undefined) return ok(known);
     return findRestaurant(restaurantGuid).map((restaurant) => {
       if (restaurant !== null) restaurants.set(restaurantGuid, restaurant);
       return restaurant;
