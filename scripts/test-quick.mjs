@@ -23,6 +23,7 @@ const NEEDS_SERVERS = [
   'test/connection-limit.test.ts',
   'test/dev-login.test.ts',
   'test/docs.test.ts',
+  'test/log-destination.test.ts',
   'test/server.test.ts',
   'test/stores.test.ts',
   'test/webhooks-command.test.ts',
