@@ -210,14 +210,19 @@ async function bytesByFunction(scenario: Scenario): Promise<[string, number][]> 
   };
   session.disconnect();
   const bytes = new Map<string, number>();
-  const visit = (node: SamplingNode) => {
+  const nameOf = (node: SamplingNode) => {
     const { functionName, url, lineNumber } = node.callFrame;
     const file = url.replace(/^.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '');
-    const key = `${functionName || '(anonymous)'} ${file.replace(/^file:\/\/.*\/packages\//, '')}:${lineNumber + 1}`;
-    bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
-    for (const child of node.children) visit(child);
+    return `${functionName || '(anonymous)'} ${file.replace(/^file:\/\/.*\/packages\//, '')}:${lineNumber + 1}`;
   };
-  visit(profile.head);
+  // A built-in (no file) is named with the function that called it.
+  const visit = (node: SamplingNode, caller: string) => {
+    const name = nameOf(node);
+    const key = node.callFrame.url === '' ? `${name} (in ${caller})` : name;
+    bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child, node.callFrame.url === '' ? caller : name);
+  };
+  visit(profile.head, '');
   return [...bytes]
     .map(([key, total]): [string, number] => [key, total / CPU_REQUESTS])
     .filter(([, perRequest]) => perRequest >= 16)

@@ -1,4 +1,4 @@
-import { err, ok, type Result } from 'neverthrow';
+import { type Err, err, ok, type Result } from 'neverthrow';
 import {
   type IdentityChangeRefused,
   identityChangeRefused,
@@ -58,6 +58,8 @@ function isDeeplyFrozen(value: object): boolean {
   return true;
 }
 
+const NOT_FOUND = ok(null);
+
 type Identified = StoredRecord & { readonly externalId?: string };
 
 /**
@@ -65,27 +67,44 @@ type Identified = StoredRecord & { readonly externalId?: string };
  * external identifier.
  */
 class RecordTable<T extends Identified> {
-  readonly #byGuid = new Map<string, T>();
-  readonly #guidByExternalId = new Map<string, Guid>();
+  /** Each restaurant's records by GUID (maps within a map: a lookup makes no key string). */
+  readonly #byRestaurant = new Map<Guid, Map<Guid, T>>();
+  /** Each restaurant's GUIDs by external identifier. */
+  readonly #guidsByExternalId = new Map<Guid, Map<string, Guid>>();
+  #size = 0;
 
   get size(): number {
-    return this.#byGuid.size;
+    return this.#size;
   }
 
   /** The record of this restaurant named by this identifier, or `null`. */
   find(restaurantGuid: Guid, id: RecordIdentifier): T | null {
-    const guid =
-      id.kind === 'guid'
-        ? id.guid
-        : this.#guidByExternalId.get(`${restaurantGuid} ${id.externalId}`);
-    return (guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`)) ?? null;
+    if (id.kind === 'guid') return this.byGuid(restaurantGuid, id.guid);
+    const guid = this.#guidsByExternalId.get(restaurantGuid)?.get(id.externalId);
+    return guid === undefined ? null : this.byGuid(restaurantGuid, guid);
+  }
+
+  /** The record of this restaurant with this GUID, or `null`. */
+  byGuid(restaurantGuid: Guid, guid: Guid): T | null {
+    return this.#byRestaurant.get(restaurantGuid)?.get(guid) ?? null;
   }
 
   /** Stores a record; its identity (restaurant, GUID, external id) is the caller's to keep. */
   put(record: T): void {
-    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    let records = this.#byRestaurant.get(record.restaurantGuid);
+    if (records === undefined) {
+      records = new Map();
+      this.#byRestaurant.set(record.restaurantGuid, records);
+    }
+    if (!records.has(record.guid)) this.#size++;
+    records.set(record.guid, record);
     if (record.externalId !== undefined) {
-      this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
+      let guids = this.#guidsByExternalId.get(record.restaurantGuid);
+      if (guids === undefined) {
+        guids = new Map();
+        this.#guidsByExternalId.set(record.restaurantGuid, guids);
+      }
+      guids.set(record.externalId, record.guid);
     }
   }
 }
@@ -123,7 +142,17 @@ export function createMemoryStore(
     operation: string,
     body: () => Result<T, E | StorageError>,
   ): Result<T, E | StorageError> {
-    return closed ? err(storageUnavailable(operation, 'store closed')) : body();
+    return closed ? unavailable(operation) : body();
+  }
+
+  /** The answer of every call after close. */
+  function unavailable(operation: string): Err<never, StorageError> {
+    return err(storageUnavailable(operation, 'store closed'));
+  }
+
+  /** A record found, or none: `ok(null)` is made once. */
+  function found<T>(record: T | null): Result<T | null, never> {
+    return record === null ? NOT_FOUND : ok(record);
   }
 
   function isEmpty(): boolean {
@@ -144,7 +173,7 @@ export function createMemoryStore(
     change: ConditionalWrite<T>,
   ): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record, expectedVersion } = change;
-    const current = table.find(record.restaurantGuid, { kind: 'guid', guid: record.guid });
+    const current = table.byGuid(record.restaurantGuid, record.guid);
     if (current === null || current.version !== expectedVersion) {
       return err(versionConflict(record.guid, expectedVersion));
     }
@@ -159,20 +188,24 @@ export function createMemoryStore(
 
   if (seed !== undefined) load(seed);
 
+  // The calls of every request answer without a closure of their own.
   return {
     employees: {
       find: (restaurantGuid, employeeId) =>
-        step('employees.find', () => ok(employees.find(restaurantGuid, employeeId))),
-      write: (change) => step('employees.write', () => compareAndSet(employees, change)),
+        closed ? unavailable('employees.find') : found(employees.find(restaurantGuid, employeeId)),
+      write: (change) =>
+        closed ? unavailable('employees.write') : compareAndSet(employees, change),
     },
     shifts: {
       find: (restaurantGuid, shiftId) =>
-        step('shifts.find', () => ok(shifts.find(restaurantGuid, shiftId))),
-      write: (change) => step('shifts.write', () => compareAndSet(shifts, change)),
+        closed ? unavailable('shifts.find') : found(shifts.find(restaurantGuid, shiftId)),
+      write: (change) => (closed ? unavailable('shifts.write') : compareAndSet(shifts, change)),
     },
     restaurants: {
       findByGuid: (restaurantGuid) =>
-        step('restaurants.findByGuid', () => ok(restaurants.get(restaurantGuid) ?? null)),
+        closed
+          ? unavailable('restaurants.findByGuid')
+          : found(restaurants.get(restaurantGuid) ?? null),
     },
     events: {
       list: (restaurantGuid) =>

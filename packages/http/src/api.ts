@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
@@ -10,6 +9,7 @@ import { createOperationRunner, withinRequestSpans } from './operation-runner.js
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { createRateLimiter, type RateLimitOptions, type RateLimitWindow } from './rate-limit.js';
+import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
 import { routeTable } from './route-table.js';
@@ -50,7 +50,7 @@ export interface ApiOptions {
   readonly logger?: Logger;
   /** The time source of state changes. @default the system clock */
   readonly clock?: Clock;
-  /** The source of event ids. @default crypto.randomUUID */
+  /** The source of event ids. @default random version 4 UUIDs, as `crypto.randomUUID` makes */
   readonly ids?: IdSource;
   /** Attempts of a use case on a contended record before 503 `WRITE_CONTENTION`. @default 8 */
   readonly maxAttempts?: number;
@@ -160,7 +160,7 @@ export function createApi(options: ApiOptions): Api {
       ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
       : options.store),
     clock: options.clock ?? { now: () => new Date() },
-    ids: options.ids ?? { newId: randomUUID },
+    ids: options.ids ?? { newId: newUuid },
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
   const prefixes = prefixesOf(operations);

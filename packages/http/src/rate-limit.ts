@@ -61,6 +61,9 @@ export const RATE_LIMIT_DEFAULTS = {
   maxKeys: 10_000,
 } as const;
 
+/** The options of every read of a key's window, given so that lru-cache makes no default `{}`. */
+const KEY_GET: LRUCache.GetOptions<string, KeyWindow, unknown> = {};
+
 /** What the default in-memory counter keeps of a key: its requests in the window, and its end. */
 interface KeyWindow {
   counted: number;
@@ -88,7 +91,7 @@ export function memoryWindowCounter(window: RateLimitWindow, maxKeys: number): M
   return {
     consume(key) {
       const now = Date.now();
-      let held = keys.get(key);
+      let held = keys.get(key, KEY_GET);
       if (held === undefined || held.resetsAt <= now) {
         held = { counted: 0, resetsAt: now + durationMs };
         keys.set(key, held);

@@ -22,13 +22,14 @@ const DIGITS_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 text.fill('-');
 
 /**
- * A new random UUID (version 4, RFC 9562), as `crypto.randomUUID()` makes one: 122 bits from the
+ * A new random UUID (version 4, RFC 9562), as `crypto.randomUUID()` makes one (a request's id, an
+ * event's): 122 bits from the
  * CSPRNG, so ids do not collide across processes and restarts and cannot be guessed from one
  * another. Made for less than `randomUUID` costs per request (one 36-character string, against
  * the concatenation of 20 pieces): the random bytes are drawn 4 KiB at a time and the text is
  * written into one buffer, read out once.
  */
-export function newRequestId(): string {
+export function newUuid(): string {
   if (taken === IDS_PER_FILL) {
     randomFillSync(randomBytes);
     taken = 0;
@@ -60,5 +61,5 @@ export function newRequestId(): string {
  * ```
  */
 export function requestIdFrom(incoming: string | readonly string[] | undefined): string {
-  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : newUuid();
 }

@@ -2,7 +2,7 @@
 // drawn in bulk (compared with crypto.randomUUID's).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newRequestId, requestIdFrom } from '../src/request-id.js';
+import { newUuid, requestIdFrom } from '../src/request-id.js';
 
 /** A version 4 UUID of RFC 9562, in lower case, as `crypto.randomUUID` makes them. */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -30,9 +30,9 @@ describe('requestIdFrom', () => {
   });
 });
 
-describe('newRequestId', () => {
+describe('newUuid', () => {
   it('makes version 4 UUIDs, all different, across many refills of its random bytes', () => {
-    const ids = Array.from({ length: 10_000 }, () => newRequestId());
+    const ids = Array.from({ length: 10_000 }, () => newUuid());
     for (const id of ids) expect(id).toMatch(UUID_V4);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -52,7 +52,7 @@ describe('newRequestId', () => {
       }
       return perPosition;
     };
-    const ours = counts(newRequestId);
+    const ours = counts(newUuid);
     const node = counts(randomUUID);
     for (let i = 0; i < 36; i++) {
       const mine = ours[i] as Map<string, number>;

@@ -2,7 +2,7 @@
 // a registry serves must be, byte for byte, what prom-client's own counters, histograms and gauge
 // (as the API used them before, defined here as they were) print for the same observations.
 import { createMemoryStore } from '@workforce-kit/core';
-import { aRestaurant } from '@workforce-kit/core/testing';
+import { aRestaurant, asynchronousStore } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
 import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -90,8 +90,9 @@ function observedTwice(ours: Registry, theirs: Registry) {
     metrics.rateLimitRefusals.labels(window).inc(0);
     reference.refusals.labels(window).inc(0);
   }
+  // A store that answers later, so that a call's duration is the time the test lets pass.
   const store = instrumentedStore(
-    createMemoryStore({ restaurants: [], employees: [], shifts: [] }),
+    asynchronousStore(createMemoryStore({ restaurants: [], employees: [], shifts: [] })),
     metrics,
     undefined,
   );

@@ -63,6 +63,12 @@ function cachedBytes(known: Ok<Principal, never>, token: string): number {
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
+/**
+ * The options of every cache read, given so that lru-cache does not make its default `{}` on each
+ * (it sets `status` on them: undefined, without a diagnostics subscriber).
+ */
+const CACHE_GET: LRUCache.GetOptions<string, Ok<Principal, never>, unknown> = {};
+
 const rejected = (reason: TokenRejectedReason, description: string): TokenRejected => ({
   type: 'TokenRejected',
   reason,
@@ -204,7 +210,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
   return {
     verify(token) {
       // A token verified before is answered at once.
-      const known = verified?.get(token);
+      const known = verified?.get(token, CACHE_GET);
       if (known !== undefined) return known;
       return verifySignature(token).andThen(({ payload }) => {
         // jose checks iat only against a maximum age; a token issued in the future is refused.
