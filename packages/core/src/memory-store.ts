@@ -29,33 +29,37 @@ export interface MemoryStoreOptions {
 }
 
 /**
+ * The objects and arrays memory stores made (frozen copies): a part of a record given to a store
+ * that is one of these cannot be changed by anyone, and is kept as it is rather than copied (a
+ * state machine carries the job references and the rest of the record it read into the next).
+ */
+const frozenByStore = new WeakSet<object>();
+
+/**
  * A frozen deep copy of plain data (records and events are plain objects, arrays and primitives):
  * the store keeps its own copy of what it is given, which neither the caller's later changes nor
- * a caller of `find` can alter, and the caller's objects stay as they were. A part that is deeply
- * frozen already (one a state machine carried over from the record it read) cannot be changed by
- * anyone, and is kept as it is rather than copied.
+ * a caller of `find` can alter, and the caller's objects stay as they were. A part a store froze
+ * before is kept as it is.
  */
 function frozenCopy<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || isDeeplyFrozen(value)) return value;
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = frozenCopy((value as Record<string, unknown>)[key]);
-    // An own `__proto__` key (JSON.parse makes one) is data, not the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
-    else copy[key] = item;
+  if (value === null || typeof value !== 'object' || frozenByStore.has(value)) return value;
+  let copy: object;
+  if (Array.isArray(value)) {
+    copy = value.map(frozenCopy);
+  } else {
+    const fields: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = frozenCopy((value as Record<string, unknown>)[key]);
+      // An own `__proto__` key (JSON.parse makes one) is data, not the copy's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(fields, key, { value: item, enumerable: true });
+      else fields[key] = item;
+    }
+    copy = fields;
   }
-  return Object.freeze(copy) as T;
-}
-
-/** Whether nothing in a value can change: it is frozen, and so is every object in it. */
-function isDeeplyFrozen(value: object): boolean {
-  if (!Object.isFrozen(value)) return false;
-  for (const key in value) {
-    const item = (value as Record<string, unknown>)[key];
-    if (item !== null && typeof item === 'object' && !isDeeplyFrozen(item)) return false;
-  }
-  return true;
+  Object.freeze(copy);
+  frozenByStore.add(copy);
+  return copy as T;
 }
 
 const NOT_FOUND = ok(null);

@@ -18,7 +18,7 @@ import type { Result } from 'neverthrow';
 import type { PathInputs } from './identifier-inputs.js';
 import type { OperationId } from './operations.js';
 import type { RequestTelemetry } from './telemetry.js';
-import { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
+import { employeeJson, shiftJson, toRestaurantBody } from './wire-bodies.js';
 
 /** What an operation is given: its validated inputs, identifiers parsed, and the request's id. */
 export interface OperationInput {
@@ -37,12 +37,11 @@ export interface OperationInput {
 }
 
 /**
- * An operation's outcome: the 200's body (as an object for response validation, and as the JSON
- * text and byte length the answer sends), and the events of its change; or the core's error.
+ * An operation's outcome: the 200's body (the JSON text and its byte length the answer sends), and
+ * the events of its change; or the core's error.
  */
 export type OperationResult =
   | {
-      readonly body: object;
       readonly text: string;
       /** `Content-Length`: the text's length in bytes. */
       readonly length: string;
@@ -63,9 +62,8 @@ const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);
 type Answered = Extract<OperationResult, { readonly text: string }>;
 
 /** A 200's body as it goes on the wire. */
-function answered(body: object, events: readonly RecordedEvent[]): Answered {
-  const text = JSON.stringify(body);
-  return { body, text, length: String(Buffer.byteLength(text)), events };
+function answered(text: string, events: readonly RecordedEvent[]): Answered {
+  return { text, length: String(Buffer.byteLength(text)), events };
 }
 
 /**
@@ -73,21 +71,21 @@ function answered(body: object, events: readonly RecordedEvent[]): Answered {
  * (the memory store's are frozen), so the same record read again is answered with the same text,
  * made once.
  */
-function keptWith<T extends object>(toBody: (record: T) => object): (record: T) => Answered {
+function keptWith<T extends object>(toJson: (record: T) => string): (record: T) => Answered {
   const kept = new WeakMap<T, Answered>();
   return (record) => {
     const known = kept.get(record);
     if (known !== undefined) return known;
-    const result = answered(toBody(record), NO_EVENTS);
+    const result = answered(toJson(record), NO_EVENTS);
     kept.set(record, result);
     return result;
   };
 }
 
 const committed =
-  <T>(toBody: (record: T) => object) =>
+  <T>(toJson: (record: T) => string) =>
   ({ record, events }: Committed<T>) =>
-    answered(toBody(record), events);
+    answered(toJson(record), events);
 
 /**
  * The use case of each operation, its command made of the parsed inputs (the spec names each
@@ -96,9 +94,9 @@ const committed =
 function useCases(deps: UseCaseDeps): {
   readonly [id in OperationId]: (input: OperationInput) => MaybeAsync<OperationResult, DomainError>;
 } {
-  const employee = committed<Employee>(toEmployeeBody);
-  const shift = committed<Shift>(toShiftBody);
-  const restaurant = keptWith<Restaurant>(toRestaurantBody);
+  const employee = committed<Employee>(employeeJson);
+  const shift = committed<Shift>(shiftJson);
+  const restaurant = keptWith<Restaurant>((record) => JSON.stringify(toRestaurantBody(record)));
   return {
     unarchiveEmployee: ({ restaurant, path, requestId }) =>
       unarchiveEmployee(deps, { restaurant, employee: path.guid('employeeId'), requestId }).map(

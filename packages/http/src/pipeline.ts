@@ -509,7 +509,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       return problemAnswer(exchange, limits, domainProblem(result.error), operation);
     }
     if (result.events.length > 0) parts.emit(result.events, exchange);
-    const mismatch = responseValidator?.(operation, 200, result.body);
+    // Validated as sent: the JSON text, parsed (only with `validateResponses`, in tests).
+    const mismatch = responseValidator?.(operation, 200, JSON.parse(result.text));
     if (mismatch !== undefined) {
       exchange.error({ mismatch }, 'the response does not match the spec');
       return problemAnswer(exchange, limits, INTERNAL_ERROR, operation);
