@@ -25,7 +25,7 @@ import {
   summarise,
   type TargetResult,
 } from './http-report.js';
-import { rows as allRows, type Row, RowStarter } from './http-rows.js';
+import { rows as allRows, type Row, RowStarter, statementsRun } from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
@@ -158,10 +158,13 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         });
       await load(true);
       const before = storeRow ? await batchSizesOf(server.url) : undefined;
+      const { databaseUrl } = server;
+      const statementsBefore =
+        databaseUrl === undefined ? undefined : await statementsRun(databaseUrl);
       const cpuBefore = await cpuMicroseconds(server.pid);
       const result = await load(false);
       const serverCpuUs = ((await cpuMicroseconds(server.pid)) - cpuBefore) / result.requests.total;
-      if (storeRow && scenario.name !== 'GET') {
+      if (storeRow) {
         storeRuns.push({
           scenario: scenario.name,
           row: row.id,
@@ -169,7 +172,12 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
           p50Ms: result.latency.p50,
           p99Ms: result.latency.p99,
           meanMs: result.latency.average,
+          serverCpuUs,
           batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
+          statementsPerRequest:
+            databaseUrl === undefined || statementsBefore === undefined
+              ? undefined
+              : ((await statementsRun(databaseUrl)) - statementsBefore) / result.requests.total,
         });
       }
       const run: Run = {
@@ -255,7 +263,11 @@ for (const scenario of SCENARIOS) {
   targets.push(...met);
   printScenario(scenario.title, rows, met);
 }
-const stores = summariseStores(storeRuns, labels, 'cycle', ONE_CONNECTION);
+const stores = summariseStores(storeRuns, labels, {
+  get: 'GET',
+  cycle: 'cycle',
+  oneConnection: ONE_CONNECTION,
+});
 const storeTargets = checkStoreTargets(stores);
 if (stores.length > 1) printStores(stores, storeTargets, CONNECTIONS);
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });
