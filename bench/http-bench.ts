@@ -25,7 +25,13 @@ import {
   summarise,
   type TargetResult,
 } from './http-report.js';
-import { rows as allRows, type Row, RowStarter, statementsRun } from './http-rows.js';
+import {
+  rows as allRows,
+  type Row,
+  RowStarter,
+  type StatementCount,
+  statementsRun,
+} from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
@@ -129,6 +135,22 @@ async function batchSizesOf(url: string): Promise<BatchSizes | undefined> {
   return response.ok ? parseBatchSizes(await response.text()) : undefined;
 }
 
+/**
+ * A run's statements per request. Per request sent (`requests.sent`), not answered: those in
+ * flight when the run stops were served, their statements counted.
+ */
+function statementsPer(
+  before: StatementCount,
+  after: StatementCount,
+  result: autocannon.Result,
+): Pick<StoreRun, 'statementsPerRequest' | 'rateLimitStatementsPerRequest'> {
+  const sent = (result.requests as { sent?: number }).sent ?? result.requests.total;
+  return {
+    statementsPerRequest: (after.all - before.all) / sent,
+    rateLimitStatementsPerRequest: (after.rateLimits - before.rateLimits) / sent,
+  };
+}
+
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
   const server = await starter.start(row);
   let failed = false;
@@ -174,10 +196,9 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
           meanMs: result.latency.average,
           serverCpuUs,
           batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
-          statementsPerRequest:
-            databaseUrl === undefined || statementsBefore === undefined
-              ? undefined
-              : ((await statementsRun(databaseUrl)) - statementsBefore) / result.requests.total,
+          ...(databaseUrl === undefined || statementsBefore === undefined
+            ? {}
+            : statementsPer(statementsBefore, await statementsRun(databaseUrl), result)),
         });
       }
       const run: Run = {

@@ -72,6 +72,8 @@ export interface StoreRun {
   readonly batchSizes?: BatchSizes | undefined;
   /** Statements the database ran per request (a PostgreSQL server's, from pg_stat_statements). */
   readonly statementsPerRequest?: number | undefined;
+  /** Of which the shared rate limits'. */
+  readonly rateLimitStatementsPerRequest?: number | undefined;
 }
 
 export interface StoreSummary {
@@ -81,6 +83,7 @@ export interface StoreSummary {
   readonly getRatio: number;
   readonly getCpuUs: number;
   readonly statementsPerGet: number | undefined;
+  readonly rateLimitStatementsPerGet: number | undefined;
   readonly cycle: number;
   readonly cycleCpuUs: number;
   readonly statementsPerCycleRequest: number | undefined;
@@ -112,10 +115,14 @@ function added(runs: readonly (BatchSizes | undefined)[]): BatchSizes | undefine
 }
 
 /** The mean of the runs' statements per request, or undefined when none counted them. */
-function statementsPer(runs: readonly StoreRun[]): number | undefined {
-  const counted = runs.flatMap((run) =>
-    run.statementsPerRequest === undefined ? [] : [run.statementsPerRequest],
-  );
+function statementsPer(
+  runs: readonly StoreRun[],
+  which: 'statementsPerRequest' | 'rateLimitStatementsPerRequest' = 'statementsPerRequest',
+): number | undefined {
+  const counted = runs.flatMap((run) => {
+    const value = run[which];
+    return value === undefined ? [] : [value];
+  });
   return counted.length === 0 ? undefined : mean(counted);
 }
 
@@ -148,6 +155,7 @@ export function summariseStores(
       getRatio: rate(gets) / memoryGet,
       getCpuUs: mean(gets.map((run) => run.serverCpuUs)),
       statementsPerGet: statementsPer(gets),
+      rateLimitStatementsPerGet: statementsPer(gets, 'rateLimitStatementsPerRequest'),
       cycle: requestsPerSecond,
       cycleCpuUs: mean(measured.map((run) => run.serverCpuUs)),
       statementsPerCycleRequest: statementsPer(measured),
@@ -225,7 +233,7 @@ export function printStores(
     `\n### The stores: GET and the cycle beside the memory store (workforce-kit on Express), ${connections} connections (the cycle also at one)\n`,
   );
   console.log(
-    `| store | GET req/s | × memory | server CPU µs | statements per GET | cycle req/s | × memory | server CPU µs | statements per cycle request | p50 / p99 ms | write batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
+    `| store | GET req/s | × memory | server CPU µs | statements per GET (the rate limits') | cycle req/s | × memory | server CPU µs | statements per cycle request | p50 / p99 ms | write batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const store of stores) {
@@ -234,7 +242,7 @@ export function printStores(
         ? '–'
         : `${store.oneConnection.toFixed(0)}, ${store.oneConnectionP50Ms?.toFixed(1)} / ${store.oneConnectionMeanMs?.toFixed(2)}`;
     console.log(
-      `| ${store.label} | ${store.get.toFixed(0)} | ${store.getRatio.toFixed(2)} | ${store.getCpuUs.toFixed(0)} | ${perRequest(store.statementsPerGet)} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.cycleCpuUs.toFixed(0)} | ${perRequest(store.statementsPerCycleRequest)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
+      `| ${store.label} | ${store.get.toFixed(0)} | ${store.getRatio.toFixed(2)} | ${store.getCpuUs.toFixed(0)} | ${perRequest(store.statementsPerGet)}${store.rateLimitStatementsPerGet === undefined ? '' : ` (${perRequest(store.rateLimitStatementsPerGet)})`} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.cycleCpuUs.toFixed(0)} | ${perRequest(store.statementsPerCycleRequest)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
     );
   }
   console.log('');
