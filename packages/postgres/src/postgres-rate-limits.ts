@@ -188,6 +188,9 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
   };
 }
 
+/** The options of every read of a lease, given so that lru-cache makes no default `{}`. */
+const LEASE_GET: LRUCache.GetOptions<string, Lease, unknown> = {};
+
 /** The most keys one claim statement carries. */
 const MAX_CLAIMS_PER_STATEMENT = 256;
 /** The most points one claim asks for (the table's counts are 32-bit integers). */
@@ -276,7 +279,7 @@ class LeasedWindow implements LeasedWindowCounter {
   }
 
   consumeNow(key: string): LeasedDecision | undefined {
-    const lease = this.#leases.get(key);
+    const lease = this.#leases.get(key, LEASE_GET);
     return lease === undefined ? undefined : this.#take(lease, Date.now());
   }
 
@@ -330,7 +333,7 @@ class LeasedWindow implements LeasedWindowCounter {
 
   async #claimAndTake(key: string): Promise<LeasedCount> {
     for (;;) {
-      let lease = this.#leases.get(key);
+      let lease = this.#leases.get(key, LEASE_GET);
       if (lease === undefined) {
         lease = {
           row: this.#prefix + key,
