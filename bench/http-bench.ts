@@ -25,7 +25,13 @@ import {
   summarise,
   type TargetResult,
 } from './http-report.js';
-import { rows as allRows, type Row, RowStarter } from './http-rows.js';
+import {
+  rows as allRows,
+  type Row,
+  RowStarter,
+  type StatementCount,
+  statementsRun,
+} from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
@@ -129,6 +135,22 @@ async function batchSizesOf(url: string): Promise<BatchSizes | undefined> {
   return response.ok ? parseBatchSizes(await response.text()) : undefined;
 }
 
+/**
+ * A run's statements per request. Per request sent (`requests.sent`), not answered: those in
+ * flight when the run stops were served, their statements counted.
+ */
+function statementsPer(
+  before: StatementCount,
+  after: StatementCount,
+  result: autocannon.Result,
+): Pick<StoreRun, 'statementsPerRequest' | 'rateLimitStatementsPerRequest'> {
+  const sent = (result.requests as { sent?: number }).sent ?? result.requests.total;
+  return {
+    statementsPerRequest: (after.all - before.all) / sent,
+    rateLimitStatementsPerRequest: (after.rateLimits - before.rateLimits) / sent,
+  };
+}
+
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
   const server = await starter.start(row);
   let failed = false;
@@ -158,10 +180,13 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         });
       await load(true);
       const before = storeRow ? await batchSizesOf(server.url) : undefined;
+      const { databaseUrl } = server;
+      const statementsBefore =
+        databaseUrl === undefined ? undefined : await statementsRun(databaseUrl);
       const cpuBefore = await cpuMicroseconds(server.pid);
       const result = await load(false);
       const serverCpuUs = ((await cpuMicroseconds(server.pid)) - cpuBefore) / result.requests.total;
-      if (storeRow && scenario.name !== 'GET') {
+      if (storeRow) {
         storeRuns.push({
           scenario: scenario.name,
           row: row.id,
@@ -169,7 +194,11 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
           p50Ms: result.latency.p50,
           p99Ms: result.latency.p99,
           meanMs: result.latency.average,
+          serverCpuUs,
           batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
+          ...(databaseUrl === undefined || statementsBefore === undefined
+            ? {}
+            : statementsPer(statementsBefore, await statementsRun(databaseUrl), result)),
         });
       }
       const run: Run = {
@@ -255,7 +284,11 @@ for (const scenario of SCENARIOS) {
   targets.push(...met);
   printScenario(scenario.title, rows, met);
 }
-const stores = summariseStores(storeRuns, labels, 'cycle', ONE_CONNECTION);
+const stores = summariseStores(storeRuns, labels, {
+  get: 'GET',
+  cycle: 'cycle',
+  oneConnection: ONE_CONNECTION,
+});
 const storeTargets = checkStoreTargets(stores);
 if (stores.length > 1) printStores(stores, storeTargets, CONNECTIONS);
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import pg from 'pg';
 import { BENCH_AUDIENCE, BENCH_ISSUER, BENCH_SECRET } from './fixtures.js';
 import { type Launched, launch } from './processes.js';
 
@@ -104,6 +105,53 @@ function baseEnv(): NodeJS.ProcessEnv {
   return { PATH, HOME, ...(TMPDIR === undefined ? {} : { TMPDIR }), NODE_ENV: 'production' };
 }
 
+/** A row's server, and the database it serves from when it is a PostgreSQL server's. */
+export interface RowServer extends Launched {
+  /** Its database's URL, with `pg_stat_statements` on (STORE=postgres). */
+  readonly databaseUrl?: string;
+}
+
+/** Statements a database has run so far: all of them, and those of the rate limits. */
+export interface StatementCount {
+  readonly all: number;
+  /** Those that name `workforce_kit_rate_limits` (the shared rate limits' claims or upserts). */
+  readonly rateLimits: number;
+}
+
+/**
+ * The statements a database has run so far (pg_stat_statements' calls, top-level statements: a
+ * function call is one), but those that read the count itself.
+ */
+export async function statementsRun(databaseUrl: string): Promise<StatementCount> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ all: string | null; rate_limits: string | null }>(
+      `SELECT sum(calls)::text AS all,
+         (sum(calls) FILTER (WHERE query LIKE '%workforce_kit_rate_limits%'))::text AS rate_limits
+       FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND query NOT LIKE '%pg_stat_statements%'`,
+    );
+    return { all: Number(rows[0]?.all ?? 0), rateLimits: Number(rows[0]?.rate_limits ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a database on `server` with pg_stat_statements in it; its URL. */
+async function countedDatabase(server: PostgresServer): Promise<string> {
+  const url = await server.createDatabase();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION pg_stat_statements');
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
 /** Starts the rows' servers, each in `work` (logs, PGlite directories, the seed file). */
 export class RowStarter {
   #database: Promise<PostgresServer> | undefined;
@@ -115,7 +163,7 @@ export class RowStarter {
   ) {}
 
   /** Starts a row's server; `nodeArgs` go to Node before the script (`--cpu-prof`, say). */
-  async start(row: Row, nodeArgs: readonly string[] = []): Promise<Launched> {
+  async start(row: Row, nodeArgs: readonly string[] = []): Promise<RowServer> {
     const n = ++this.#starts;
     const logFile = join(this.work, `${n}-${row.id}.log`);
     if (row.peer !== undefined) {
@@ -131,9 +179,14 @@ export class RowStarter {
       });
     }
     const settings = { ...row.settings };
+    let databaseUrl: string | undefined;
     if (settings.STORE === 'postgres') {
-      this.#database ??= startPostgresServer();
-      settings.DATABASE_URL = await (await this.#database).createDatabase();
+      // Statements counted per request (pg_stat_statements, loaded at the server's start).
+      this.#database ??= startPostgresServer({
+        settings: { shared_preload_libraries: 'pg_stat_statements' },
+      });
+      databaseUrl = await countedDatabase(await this.#database);
+      settings.DATABASE_URL = databaseUrl;
     } else if (settings.STORE === undefined) {
       settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
     }
@@ -157,7 +210,7 @@ export class RowStarter {
       urlIn: (log) => /listening on (http:\/\/\S+)/.exec(log)?.[1],
     });
     await ready(server);
-    return server;
+    return databaseUrl === undefined ? server : { ...server, databaseUrl };
   }
 
   /** Stops the PostgreSQL server, if one was started (or is starting). */

@@ -16,9 +16,18 @@ export interface WindowCount {
   readonly msBeforeNext: number;
 }
 
+/** A window's count of a key after a request, answered at once: the count, and whether it was refused. */
+export interface WindowDecision {
+  readonly count: WindowCount;
+  /** The window had no point left: the request is refused (and was not counted). */
+  readonly spent: boolean;
+}
+
 /**
  * What the edge asks of a window's limiter: count a request of a key. A rate-limiter-flexible
- * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …).
+ * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …). A limiter that can often
+ * decide from what it holds (leased or cached counts) also offers `consumeNow`, so that the
+ * request is decided without a promise.
  */
 export interface WindowCounter {
   /**
@@ -26,6 +35,20 @@ export interface WindowCounter {
    * `Error`) when they are spent. Any other rejection is the limiter's failure.
    */
   consume(key: string): Promise<WindowCount>;
+  /**
+   * Optional: counts a request of `key` at once, when the limiter can decide from what it holds;
+   * `undefined` when it cannot, having counted nothing, and the edge then calls `consume`. A
+   * throw is the limiter's failure, as a rejection of `consume` is.
+   *
+   * @param key - the restaurant context (or the client's address)
+   * @returns the decision, or `undefined` to be asked through `consume`
+   * @example
+   * ```ts
+   * const decided = counter.consumeNow?.(key);
+   * const count = decided === undefined ? await counter.consume(key) : decided.count;
+   * ```
+   */
+  consumeNow?(key: string): WindowDecision | undefined;
 }
 
 /** Rate limits per restaurant context (per client address when a request names none). */
@@ -36,8 +59,9 @@ export interface RateLimitOptions {
   readonly per15Minutes?: number;
   /**
    * Makes the counter of a window. The default counts in memory (at once, without a promise), so
-   * the limits are per process; return a shared one (a rate-limiter-flexible
-   * `RateLimiterPostgres`, `RateLimiterRedis`, …) to share them between processes.
+   * the limits are per process; return a shared one (`@workforce-kit/postgres`'s
+   * `createPostgresRateLimits`, or a rate-limiter-flexible `RateLimiterRedis`, …) to share them
+   * between processes. A counter with `consumeNow` decides without a promise when it can.
    * @default a bounded in-memory counter per window
    * @example
    * ```ts
@@ -73,7 +97,7 @@ interface KeyWindow {
 /** A counter that answers at once, in this process's memory. */
 export interface MemoryWindowCounter {
   /** Counts a request of `key`: the count after it, and whether the window had no point left. */
-  consume(key: string): { readonly count: WindowCount; readonly spent: boolean };
+  consume(key: string): WindowDecision;
   /** How many keys it holds. */
   readonly size: number;
 }
@@ -117,7 +141,8 @@ export interface RateLimitDecision {
 
 /**
  * Counts requests by key and decides: let through, or 429. The default in-memory limits decide at
- * once; a shared limiter's decision is a promise.
+ * once; so does a shared limiter whose windows answer `consumeNow`, when they can. Otherwise the
+ * decision is a promise.
  */
 export interface RateLimiter {
   check(key: string, log: Logger): RateLimitDecision | Promise<RateLimitDecision>;
@@ -185,8 +210,9 @@ export interface RateLimiterHooks {
  * requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` headers (IETF draft 6)
  * describe the window closest to running out (the fewest requests left), and on a 429 the window
  * that refused, whose `Retry-After` is also sent. With the default in-memory counters the decision
- * is made at once; with `limiter`'s (a shared store), a limiter that fails (its store is down)
- * lets the request through, and the failure is logged.
+ * is made at once; with `limiter`'s (a shared store), it is made at once while each window's
+ * `consumeNow` answers, and awaited from the first window that cannot (through its `consume`). A
+ * limiter that fails (its store is down) lets the request through, and the failure is logged.
  */
 export function createRateLimiter(
   options: RateLimitOptions,
@@ -230,24 +256,52 @@ export function createRateLimiter(
   }
 
   const shared = windows.map((window) => ({ window, counter: limiter(window) }));
-  return {
-    async check(key, log) {
-      let tightest: Counted | undefined;
-      for (const { window, counter } of shared) {
-        let count: WindowCount;
-        try {
-          count = await counter.consume(key);
-        } catch (rejection) {
-          if (!isCount(rejection)) {
-            log.warn(
-              { err: rejection, window: window.name },
-              'rate limiter unavailable; request let through',
-            );
-            continue;
-          }
-          return refused(window, rejection);
+  const unavailable = (log: Logger, window: RateLimitWindow, failure: unknown) => {
+    log.warn(
+      { err: failure, window: window.name },
+      'rate limiter unavailable; request let through',
+    );
+  };
+  /** The windows from `first` on, each awaited: what `check` does once one cannot answer at once. */
+  const awaited = async (
+    key: string,
+    log: Logger,
+    first: number,
+    counted: Counted | undefined,
+  ): Promise<RateLimitDecision> => {
+    let tightest = counted;
+    for (let index = first; index < shared.length; index += 1) {
+      const { window, counter } = shared[index] as (typeof shared)[number];
+      let count: WindowCount;
+      try {
+        count = await counter.consume(key);
+      } catch (rejection) {
+        if (!isCount(rejection)) {
+          unavailable(log, window, rejection);
+          continue;
         }
-        tightest = tighter(tightest, { window, count });
+        return refused(window, rejection);
+      }
+      tightest = tighter(tightest, { window, count });
+    }
+    return allowed(tightest);
+  };
+  return {
+    check(key, log) {
+      let tightest: Counted | undefined;
+      for (let index = 0; index < shared.length; index += 1) {
+        const { window, counter } = shared[index] as (typeof shared)[number];
+        if (counter.consumeNow === undefined) return awaited(key, log, index, tightest);
+        let decided: WindowDecision | undefined;
+        try {
+          decided = counter.consumeNow(key);
+        } catch (failure) {
+          unavailable(log, window, failure);
+          continue;
+        }
+        if (decided === undefined) return awaited(key, log, index, tightest);
+        if (decided.spent) return refused(window, decided.count);
+        tightest = tighter(tightest, { window, count: decided.count });
       }
       return allowed(tightest);
     },

@@ -433,7 +433,8 @@ export async function startServer(
   const store = deferredStore();
   // Counted from the store's first write; served once the app (and its registry) is built.
   const batchSizes = config.metrics ? storeBatchSizeMetric() : undefined;
-  const shared = config.rateLimitScope === 'shared' ? sharedRateLimits() : undefined;
+  const shared =
+    config.rateLimitScope === 'shared' ? sharedRateLimits(config.rateLimitMaxKeys) : undefined;
   let started = false;
   let app: App;
   let opened: WorkforceStore;
@@ -479,6 +480,7 @@ export async function startServer(
       throw error;
     }
   } catch (error) {
+    shared?.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -518,7 +520,10 @@ export async function startServer(
         server.closeIdleConnections();
       })
         .then(() => relay?.stop({ abandonAfterMs: options?.force ? 0 : 6000 }))
-        .then(() => opened.close())
+        .then(() => {
+          shared?.close();
+          return opened.close();
+        })
         .then(() => tracing?.shutdown());
       if (options?.force) server.closeAllConnections();
       return closing;

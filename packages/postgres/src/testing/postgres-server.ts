@@ -68,12 +68,24 @@ async function binDir(): Promise<string> {
   }
 }
 
+/** Options of {@link startPostgresServer}. */
+export interface PostgresServerOptions {
+  /**
+   * More server settings (`-c name=value`), such as
+   * `{ shared_preload_libraries: 'pg_stat_statements' }` to count statements.
+   * @default none
+   */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
 /**
  * Starts a throwaway PostgreSQL server on a free loopback port, its data in a temporary folder.
  * It needs the server binaries (`pg_config --bindir`); as root it runs them as the `postgres`
  * user, since PostgreSQL refuses to run as root. Durability is traded for speed (no fsync): for
  * tests only.
  *
+ * @param options - more server settings
+ * @returns the running server
  * @example
  * ```ts
  * const server = await startPostgresServer();
@@ -82,7 +94,9 @@ async function binDir(): Promise<string> {
  * await server.destroy();
  * ```
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(
+  options: PostgresServerOptions = {},
+): Promise<PostgresServer> {
   const bin = await binDir();
   const root = await mkdtemp(join(tmpdir(), 'workforce-kit-pg-'));
   const data = join(root, 'data');
@@ -112,7 +126,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     '--no-locale',
   ]);
   const port = await freePort();
-  const options = [
+  const serverOptions = [
     `-p ${port}`,
     `-k ${sockets}`,
     '-c listen_addresses=127.0.0.1',
@@ -120,6 +134,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=200',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   const start = async () => {
     await asPostgres('pg_ctl', [
@@ -128,7 +143,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       '-l',
       join(root, 'postgres.log'),
       '-o',
-      options,
+      serverOptions,
       '-w',
       'start',
     ]);
