@@ -1,5 +1,5 @@
 // The adversarial suite: the reference server, as a real process on loopback, over the memory
-// store and PGlite on Express and over the memory store on Fastify, under the attacks a black-box
+// store and PGlite on Express and over the memory store on Fastify and node:http, under the attacks a black-box
 // probe tried. Every attack that once worked
 // (issue 10's findings) and every one that held keeps a test here, so that it keeps holding. Each
 // is bounded in time and count, and lands in the report printed at the end.
