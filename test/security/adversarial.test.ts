@@ -719,6 +719,7 @@ describe.each(HTTP_FRAMEWORKS)(
         // more than its share (it gave up only the places others took), and its replacements for
         // the rest are refused, again and again, as it holds its share and more.
         await vi.waitFor(() => expect(attack.open()).toBe(ALL - NEIGHBOUR_SLOW), WAIT);
+        const held = attack.open();
         await vi.waitFor(async () => {
           const now = await metricsOf(url);
           expect(
@@ -741,7 +742,7 @@ describe.each(HTTP_FRAMEWORKS)(
           store: `memory (${framework})`,
           attack: `${ALL} slowloris sockets from one address (replaced when closed), MAX_CONNECTIONS ${ALL}, share ${SHARE}`,
           expected: `others 100/100 and 20/20 served; the attacker holds ${ALL - NEIGHBOUR_SLOW}, refused more`,
-          observed: `others ${others.filter((a) => a === 200).length}/100 and ${neighbours.filter((a) => a === 200).length}/20 served; the attacker holds ${attack.open()}, ${reclaimed} of its places taken, ${refused} refused`,
+          observed: `others ${others.filter((a) => a === 200).length}/100 and ${neighbours.filter((a) => a === 200).length}/20 served; the attacker holds ${held}, ${reclaimed} of its places taken, ${refused} refused`,
         });
         expect(
           neighbour.filter((held) => held.isClosed()),
