@@ -55,19 +55,19 @@ async function failureToRun(binDir: string): Promise<string | null> {
  */
 async function embeddedBinDir(): Promise<{ binDir: string; remove: () => Promise<void> }> {
   const binDir = dirname(initdb);
-  const failure = await failureToRun(binDir);
+  let failure = await failureToRun(binDir);
   if (failure === null) return { binDir, remove: async () => {} };
   if (asRoot) {
     const copy = await mkdtemp(join(tmpdir(), 'workforce-kit-pg-bin-'));
     await chmod(copy, 0o755);
+    const remove = () => rm(copy, { recursive: true, force: true });
     for (const folder of ['bin', 'lib', 'share'])
       await cp(join(binDir, '..', folder), join(copy, folder), {
         recursive: true,
         verbatimSymlinks: true,
       });
-    const remove = () => rm(copy, { recursive: true, force: true });
-    if ((await failureToRun(join(copy, 'bin'))) === null)
-      return { binDir: join(copy, 'bin'), remove };
+    failure = await failureToRun(join(copy, 'bin'));
+    if (failure === null) return { binDir: join(copy, 'bin'), remove };
     await remove();
   }
   throw new Error(
