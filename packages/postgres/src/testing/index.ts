@@ -4,4 +4,9 @@
  *
  * @packageDocumentation
  */
-export { createDatabase, type PostgresServer, startPostgresServer } from './postgres-server.js';
+export {
+  createDatabase,
+  type PostgresServer,
+  type PostgresServerOptions,
+  startPostgresServer,
+} from './postgres-server.js';
