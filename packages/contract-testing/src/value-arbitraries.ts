@@ -48,8 +48,27 @@ const nonAsciiArb = fc
   .filter((c) => c < 0xd800 || c > 0xdfff)
   .map((c) => String.fromCodePoint(c));
 
+/**
+ * The arbitraries made from a parameter's schema, by parameter: a spec's parameters do not change,
+ * and building one (fast-check's stringMatching of a pattern with a negated class above all) costs
+ * far more than drawing from it, so each is built once per process, not once per property.
+ */
+const textArbs = new WeakMap<SpecParameter, fc.Arbitrary<string>>();
+const invalidTextArbs = new WeakMap<SpecParameter, fc.Arbitrary<string> | undefined>();
+
+/** `cache`'s value for `p`, made by `make` the first time. */
+function once<T>(cache: WeakMap<SpecParameter, T>, p: SpecParameter, make: () => T): T {
+  if (cache.has(p)) return cache.get(p) as T;
+  const made = make();
+  cache.set(p, made);
+  return made;
+}
+
 /** Text that is valid for `p` by its schema alone. */
-function schemaTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> {
+const schemaTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> =>
+  once(textArbs, p, () => buildSchemaTextArb(spec, p));
+
+function buildSchemaTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> {
   const { schema } = p;
   let arb: fc.Arbitrary<string>;
   if (schema.enum !== undefined) arb = fc.constantFrom(...schema.enum.map(String));
@@ -98,11 +117,7 @@ export const badEncodingArb = fc
   .map((parts) => parts.join(''))
   .filter((text) => !decodable(text));
 
-/**
- * External identifiers (`{namingAuthority}:{value}`) of records no seed has: ASCII ones, or, with
- * `beyondAscii`, ones whose value ends in characters beyond ASCII.
- */
-export const externalIdArb = (beyondAscii: boolean) =>
+const externalIds = (beyondAscii: boolean) =>
   fc
     .tuple(
       fc.stringMatching(/^[A-Z]{1,8}$/),
@@ -110,6 +125,14 @@ export const externalIdArb = (beyondAscii: boolean) =>
       fc.array(nonAsciiArb, { minLength: beyondAscii ? 1 : 0, maxLength: beyondAscii ? 4 : 0 }),
     )
     .map(([authority, value, extra]) => `${authority}:${value}${extra.join('')}`);
+const asciiIds = externalIds(false);
+const beyondAsciiIds = externalIds(true);
+
+/**
+ * External identifiers (`{namingAuthority}:{value}`) of records no seed has: ASCII ones, or, with
+ * `beyondAscii`, ones whose value ends in characters beyond ASCII.
+ */
+export const externalIdArb = (beyondAscii: boolean) => (beyondAscii ? beyondAsciiIds : asciiIds);
 
 /** Whether path parameter `p` takes external identifiers, beyond ASCII too. */
 export const acceptsExternalIds = (spec: Spec, p: SpecParameter) =>
@@ -174,7 +197,10 @@ export function validValueArb(
 }
 
 /** A value that `p`'s schema refuses (near misses of valid ones, and any text), or `undefined`. */
-export function invalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined {
+export const invalidTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined =>
+  once(invalidTextArbs, p, () => buildInvalidTextArb(spec, p));
+
+function buildInvalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined {
   if (isUnconstrained(p)) return undefined;
   const nearMiss = fc
     .tuple(
