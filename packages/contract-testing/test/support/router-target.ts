@@ -13,7 +13,7 @@ import {
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
-import { AUDIENCE, ISSUER, SECRET } from './demo-seed.js';
+import { AUDIENCE, demoSeedJson, ISSUER, SECRET } from './demo-seed.js';
 
 export { AUDIENCE, AUTH, DEMO_SEED_FILE, demoSeedJson, ISSUER, SECRET } from './demo-seed.js';
 
