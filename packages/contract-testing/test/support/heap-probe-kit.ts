@@ -10,8 +10,9 @@ import { getHeapCodeStatistics, getHeapStatistics } from 'node:v8';
 import { checkApiContract } from '../../src/index.js';
 import { AUTH, DEMO_SEED_FILE } from './demo-seed.js';
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('start this with node --expose-gc');
+const exposed = (globalThis as { gc?: () => void }).gc;
+if (exposed === undefined) throw new Error('start this with node --expose-gc');
+const gc = exposed;
 
 /** The bytes of data the heap holds after a full collection. */
 function heldAfterGc(): number {
