@@ -6,6 +6,7 @@ import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import {
+  DEFAULT_SHRINK_TIME_LIMIT_MS,
   GROUPS,
   type PropertyDefinition,
   type PropertyGroup,
@@ -36,6 +37,12 @@ export interface ContractOptions {
   readonly runs?: number;
   /** The RNG seed; the same seed against a freshly seeded target sends the same requests. @default random */
   readonly rngSeed?: number;
+  /**
+   * How long a failing property may shrink, in ms, from its first failure. Past it, the run in
+   * flight ends and the smallest failing case found so far is reported (`shrinkTimeLimitReached`).
+   * 0 reports the first failing case as found. @default 10000
+   */
+  readonly shrinkTimeLimitMs?: number;
   /** The groups of properties to run. @default all: stateless, stateful, auth, isolation */
   readonly only?: readonly PropertyGroup[];
   /** Requests per second at most (stay within the target's rate limits). @default no limit */
@@ -69,6 +76,8 @@ export interface Report {
   readonly durationMs: number;
   readonly rngSeed: number;
   readonly runs: number;
+  /** The time limit of each failing property's shrinking, in ms. */
+  readonly shrinkTimeLimitMs: number;
   readonly baseUrl: string;
   /** What the run covered: statuses by operation, checks by rule, declared statuses not seen. */
   readonly coverage: Coverage;
@@ -150,6 +159,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const started = Date.now();
   const rngSeed = options.rngSeed ?? (Math.random() * 2 ** 31) | 0;
   const runs = options.runs ?? 100;
+  const shrinkTimeLimitMs = options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS;
   const prepared = await prepareContract(options);
   const results: PropertyResult[] = [];
   try {
@@ -157,6 +167,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
       const result = await runProperty(prepared.engine, definition, {
         runs,
         seed: propertySeed(rngSeed, index),
+        shrinkTimeLimitMs,
       });
       results.push(result);
       options.onResult?.(result);
@@ -182,6 +193,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     durationMs: Date.now() - started,
     rngSeed,
     runs,
+    shrinkTimeLimitMs,
     baseUrl: client.baseUrl.href,
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),

@@ -12,7 +12,7 @@ import {
   propertySeed,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
-import { runProperty } from './property-runner.js';
+import { DEFAULT_SHRINK_TIME_LIMIT_MS, runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure } from './report-format.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
@@ -62,6 +62,7 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
           const result = await runProperty(prepared.engine, definition, {
             runs: options.runs ?? 100,
             seed: propertySeed(rngSeed, index),
+            shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS,
           });
           if (result.status === 'failed') throw new Error(formatFailure(result));
         },

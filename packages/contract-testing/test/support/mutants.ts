@@ -249,6 +249,28 @@ export const MUTANTS: readonly Mutant[] = [
     },
   },
   {
+    name: 'first-delete-answers-not-deleted',
+    bug: "the first delete of each shift answers deleted: false, every later one is right: a fault that depends on the target's history (the target remembers the shifts across resets of its store)",
+    hooks: {
+      store: (store) => {
+        const answered = new Set<string>();
+        return {
+          ...store,
+          shifts: {
+            ...store.shifts,
+            write: (change) =>
+              store.shifts.write(change).map((stored) => {
+                if (!stored.deleted || answered.has(stored.guid)) return stored;
+                answered.add(stored.guid);
+                const { deletedDate: _dropped, ...rest } = stored;
+                return { ...rest, deleted: false };
+              }),
+          },
+        };
+      },
+    },
+  },
+  {
     name: 'ignores-include-archived',
     bug: 'includeArchived is ignored: an archived restaurant is never found',
     hooks: {
