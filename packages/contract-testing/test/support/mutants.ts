@@ -359,6 +359,93 @@ export const MUTANTS: readonly Mutant[] = [
     },
   },
   {
+    name: 'stale-modified-date-on-unarchive',
+    bug: 'unarchive answers (and stores) a stale modifiedDate: the createdDate, months old',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) =>
+            store.employees.write(
+              change.record.deleted
+                ? change
+                : {
+                    ...change,
+                    record: { ...change.record, modifiedDate: change.record.createdDate },
+                  },
+            ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'delete-keeps-modified-date',
+    bug: 'deleting a shift leaves its modifiedDate as it was',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        shifts: {
+          ...store.shifts,
+          write: (change) =>
+            store.shifts
+              .find(
+                change.record.restaurantGuid,
+                parseRecordId(change.record.guid, 'shiftId')._unsafeUnwrap(),
+              )
+              .andThen((before) =>
+                store.shifts.write(
+                  before === null
+                    ? change
+                    : {
+                        ...change,
+                        record: { ...change.record, modifiedDate: before.modifiedDate },
+                      },
+                ),
+              ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'stale-deleted-date-on-archive',
+    bug: 'archive records the createdDate as the deletedDate',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) =>
+            store.employees.write(
+              change.record.deleted
+                ? {
+                    ...change,
+                    record: { ...change.record, deletedDate: change.record.createdDate },
+                  }
+                : change,
+            ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'unarchive-drops-wage-overrides',
+    bug: 'unarchive drops the wage overrides the employee had when archived',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) => {
+            if (change.record.deleted) return store.employees.write(change);
+            const { wageOverrides: _dropped, ...record } = change.record;
+            return store.employees.write({ ...change, record });
+          },
+        },
+      }),
+    },
+  },
+  {
     name: 'omits-entity-type',
     bug: 'employee and shift answers lack entityType',
     hooks: {
