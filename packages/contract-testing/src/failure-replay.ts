@@ -70,14 +70,13 @@ const deletedIn = (knowledge: Knowledge, record: WorldRecord) =>
 
 /**
  * The calls that take the records a failing run named from their state in `from` to the state the
- * run started from, or undefined when one cannot get there (a deleted shift is never undeleted).
+ * run started from, as far as calls can (a deleted shift is never undeleted).
  */
-function callsToRunStart(engine: Engine, failure: FailedRun, from: Knowledge): Call[] | undefined {
+function callsToRunStart(engine: Engine, failure: FailedRun, from: Knowledge): Call[] {
   const calls: Call[] = [];
   for (const record of recordsNamed(engine, failure)) {
     const wanted = deletedIn(failure.runStart, record);
-    if (deletedIn(from, record) === wanted) continue;
-    if (record.kind === 'shift' && !wanted) return undefined;
+    if (deletedIn(from, record) === wanted || (record.kind === 'shift' && !wanted)) continue;
     const role: Role = record.kind === 'shift' ? 'deleteShift' : wanted ? 'archive' : 'unarchive';
     calls.push({ role, context: record.restaurant, grant: fullGrant(engine), id: record.guid });
   }
@@ -95,7 +94,7 @@ export async function restoreRunStart(engine: Engine, failure: FailedRun): Promi
     await engine.fresh();
     engine.knowledge = seedKnowledge(engine.world);
   }
-  for (const call of callsToRunStart(engine, failure, engine.knowledge) ?? []) {
+  for (const call of callsToRunStart(engine, failure, engine.knowledge)) {
     const answer = await send(engine, await callToWire(engine, call), engine.operations[call.role]);
     observe(engine, engine.knowledge, call, answer.response);
   }
@@ -113,9 +112,7 @@ const outcomeOf = (exchange: Exchange) => {
 export async function replayOf(engine: Engine, failure: FailedRun): Promise<string[]> {
   const replay: string[] = [];
   const calls =
-    engine.fresh === undefined
-      ? (callsToRunStart(engine, failure, seedKnowledge(engine.world)) ?? [])
-      : [];
+    engine.fresh === undefined ? callsToRunStart(engine, failure, seedKnowledge(engine.world)) : [];
   const setup: string[] = [];
   for (const call of calls) setup.push(toCurl(engine.client, await callToWire(engine, call)));
   if (setup.length > 0) {
