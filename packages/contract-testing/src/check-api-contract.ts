@@ -5,11 +5,10 @@ import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
+import { GROUPS, type PropertyGroup } from './property-groups.js';
 import {
   DEFAULT_SHRINK_TIME_LIMIT_MS,
-  GROUPS,
   type PropertyDefinition,
-  type PropertyGroup,
   type PropertyResult,
   runProperty,
 } from './property-runner.js';

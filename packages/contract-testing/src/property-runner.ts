@@ -10,13 +10,9 @@ import fc from 'fast-check';
 import type { Engine } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
+import type { PropertyGroup } from './property-groups.js';
 import { RULES, type RuleName, Violation } from './rules.js';
 import { cloneKnowledge, seedKnowledge } from './world.js';
-
-/** The four groups of properties (`--only`). */
-export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation'] as const;
-/** One of the {@link GROUPS}. */
-export type PropertyGroup = (typeof GROUPS)[number];
 
 /** A fast-check property over a tuple of generated arguments. */
 export type ContractProperty = fc.IAsyncProperty<unknown[]>;
