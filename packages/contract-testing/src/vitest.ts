@@ -10,9 +10,10 @@ import {
   type PreparedContract,
   prepareContract,
   propertySeed,
+  runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
-import { DEFAULT_SHRINK_TIME_LIMIT_MS, runProperty } from './property-runner.js';
+import { runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure } from './report-format.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
@@ -45,7 +46,7 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
 export function describeApiContract(name: string, options: DescribeApiContractOptions): void {
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
-    const rngSeed = options.rngSeed ?? (Math.random() * 2 ** 31) | 0;
+    const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
     beforeAll(() => {});
     afterAll(() => prepared.close());
     for (const [index, definition] of prepared.properties.entries()) {
@@ -60,9 +61,9 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
         title,
         async () => {
           const result = await runProperty(prepared.engine, definition, {
-            runs: options.runs ?? 100,
+            runs,
             seed: propertySeed(rngSeed, index),
-            shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS,
+            shrinkTimeLimitMs,
           });
           if (result.status === 'failed') throw new Error(formatFailure(result));
         },
