@@ -380,29 +380,22 @@ export const MUTANTS: readonly Mutant[] = [
     },
   },
   {
-    name: 'delete-keeps-modified-date',
-    bug: 'deleting a shift leaves its modifiedDate as it was',
+    name: 'stale-modified-date-on-delete',
+    bug: 'deleting a shift answers (and stores) its createdDate as the modifiedDate',
     hooks: {
       store: (store) => ({
         ...store,
         shifts: {
           ...store.shifts,
           write: (change) =>
-            store.shifts
-              .find(
-                change.record.restaurantGuid,
-                parseRecordId(change.record.guid, 'shiftId')._unsafeUnwrap(),
-              )
-              .andThen((before) =>
-                store.shifts.write(
-                  before === null
-                    ? change
-                    : {
-                        ...change,
-                        record: { ...change.record, modifiedDate: before.modifiedDate },
-                      },
-                ),
-              ),
+            store.shifts.write(
+              change.record.deleted
+                ? {
+                    ...change,
+                    record: { ...change.record, modifiedDate: change.record.createdDate },
+                  }
+                : change,
+            ),
         },
       }),
     },
