@@ -49,24 +49,35 @@ const nonAsciiArb = fc
   .map((c) => String.fromCodePoint(c));
 
 /**
- * The arbitraries made from a parameter's schema, by parameter: a spec's parameters do not change,
- * and building one (fast-check's stringMatching of a pattern with a negated class above all) costs
- * far more than drawing from it, so each is built once per process, not once per property.
+ * The arbitraries made from a parameter's schema: building one (fast-check's stringMatching of a
+ * pattern) costs far more than drawing from it, so each is built once per process, for each place
+ * and schema of a spec (the context header of every operation shares one).
  */
-const textArbs = new WeakMap<SpecParameter, fc.Arbitrary<string>>();
-const invalidTextArbs = new WeakMap<SpecParameter, fc.Arbitrary<string> | undefined>();
+const textArbs = new WeakMap<Spec, Map<string, fc.Arbitrary<string>>>();
+const invalidTextArbs = new WeakMap<Spec, Map<string, fc.Arbitrary<string> | undefined>>();
 
-/** `cache`'s value for `p`, made by `make` the first time. */
-function once<T>(cache: WeakMap<SpecParameter, T>, p: SpecParameter, make: () => T): T {
-  if (cache.has(p)) return cache.get(p) as T;
+/** `cache`'s value for `p`'s place and schema in `spec`, made by `make` the first time. */
+function once<T>(
+  cache: WeakMap<Spec, Map<string, T>>,
+  spec: Spec,
+  p: SpecParameter,
+  make: () => T,
+): T {
+  let bySchema = cache.get(spec);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    cache.set(spec, bySchema);
+  }
+  const key = `${p.in} ${JSON.stringify(p.schema)}`;
+  if (bySchema.has(key)) return bySchema.get(key) as T;
   const made = make();
-  cache.set(p, made);
+  bySchema.set(key, made);
   return made;
 }
 
 /** Text that is valid for `p` by its schema alone. */
 const schemaTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> =>
-  once(textArbs, p, () => buildSchemaTextArb(spec, p));
+  once(textArbs, spec, p, () => buildSchemaTextArb(spec, p));
 
 function buildSchemaTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> {
   const { schema } = p;
@@ -198,7 +209,7 @@ export function validValueArb(
 
 /** A value that `p`'s schema refuses (near misses of valid ones, and any text), or `undefined`. */
 export const invalidTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined =>
-  once(invalidTextArbs, p, () => buildInvalidTextArb(spec, p));
+  once(invalidTextArbs, spec, p, () => buildInvalidTextArb(spec, p));
 
 function buildInvalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined {
   if (isUnconstrained(p)) return undefined;
