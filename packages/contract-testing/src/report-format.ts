@@ -24,6 +24,7 @@ export function formatFailure(result: PropertyResult): string {
     `✘ ${result.name}`,
     `  rule ${result.rule}: ${result.ruleText}`,
     `  ${result.message?.replaceAll('\n', '\n  ')}`,
+    `  ${result.runs} runs, ${result.requests} requests, ${seconds(result.durationMs)} (shrinking and the replay included)`,
   ];
   if (result.counterexample !== undefined) {
     const limit = result.shrinkTimeLimitReached ? ', stopped at the time limit' : '';
