@@ -18,7 +18,9 @@ const NEEDS_SERVERS = [
   // contract-testing: the kit against servers, and its CLI as a process
   'test/cli-exit-codes.test.ts',
   'test/cli-reference-server.test.ts',
+  'test/kit-memory.test.ts',
   'test/mutation-suite.test.ts',
+  'test/property-runner.test.ts',
   // server: the reference server listening, its processes, its stores and webhooks
   'test/connection-limit.test.ts',
   'test/dev-login.test.ts',

@@ -2,7 +2,7 @@
 // ones included), raw HTTP over sockets, and the report of what was tried and what came back.
 import { createHmac, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { get as httpGet } from 'node:http';
+import { type Agent, get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -263,29 +263,161 @@ export async function connectFrom(baseUrl: string, localAddress: string): Promis
 }
 
 /**
- * One GET on a connection of its own from `localAddress`, closed after the answer: its status,
- * or the error's code when the connection was refused (`TIMEOUT`: no answer within 10 s).
+ * One GET on a connection of its own from `localAddress`, closed after the answer (or, with an
+ * `http.Agent` for `from`, on a connection of that agent): its status, or the error's code when
+ * the connection was refused (`TIMEOUT`: no answer within 10 s). `onSocket` is told of the
+ * connection it went on.
  */
 export function getFrom(
   baseUrl: string,
-  localAddress: string,
+  from: string | Agent,
   path: string,
   headers: Record<string, string> = {},
+  onSocket?: (socket: Socket) => void,
 ): Promise<number | string> {
   const { hostname, port } = new URL(baseUrl);
+  const connection =
+    typeof from === 'string' ? { localAddress: from, agent: false } : { agent: from };
   return new Promise((resolve) => {
     const req = httpGet(
-      { host: hostname, port: Number(port), path, headers, localAddress, agent: false },
+      { host: hostname, port: Number(port), path, headers, ...connection },
       (res) => {
         res.resume();
         res.once('end', () => resolve(res.statusCode ?? 0));
         res.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       },
     );
+    if (onSocket !== undefined) req.once('socket', onSocket);
     req.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
     req.setTimeout(CLIENT_WAIT_MS, () => {
       req.destroy();
       resolve('TIMEOUT');
     });
   });
+}
+
+/**
+ * Makes sure this process may hold `needed` files open at once (sockets count), raising its limit
+ * as a user would with `ulimit -n` when it is lower: `prlimit` on this process (which raises the
+ * hard limit only as root). The processes it starts afterwards inherit it. Throws, saying what to
+ * run, when the limit stays too low. Linux only (`/proc/self/limits`).
+ */
+export async function ensureOpenFiles(needed: number): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const limits = async () => {
+    const line = /^Max open files\s+(\S+)\s+(\S+)/m.exec(
+      await readFile('/proc/self/limits', 'utf8'),
+    );
+    const value = (text = '0') => (text === 'unlimited' ? Number.POSITIVE_INFINITY : Number(text));
+    return { soft: value(line?.[1]), hard: value(line?.[2]) };
+  };
+  const before = await limits();
+  if (before.soft >= needed) return;
+  const { execFile } = await import('node:child_process');
+  const hard = Math.max(before.hard, needed);
+  await new Promise<void>((resolve) => {
+    execFile(
+      'prlimit',
+      [`--pid=${process.pid}`, `--nofile=${needed}:${Number.isFinite(hard) ? hard : 'unlimited'}`],
+      () => resolve(),
+    );
+  });
+  const after = await limits();
+  if (after.soft < needed) {
+    throw new Error(
+      `this test holds ${needed} sockets open at once, over the open-file limit (${after.soft}, hard ${after.hard}): raise it (ulimit -n ${needed}, as root or in /etc/security/limits.conf) and run it again`,
+    );
+  }
+}
+
+/** A value of the server's Prometheus metrics text, such as `name{label="x"}`; NaN when absent. */
+export function metric(text: string, series: string): number {
+  const line = text.split('\n').find((each) => each.startsWith(`${series} `));
+  return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
+}
+
+/** The server's metrics now. */
+export async function metricsOf(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(CLIENT_WAIT_MS) });
+  return res.text();
+}
+
+/** What a slow-headers attack saw of the server. */
+export interface TrickleOutcome {
+  /** Sockets connected in all (each socket's place is taken again when it closes). */
+  readonly opened: number;
+  /** Sockets the server closed with 408 (Node's headers timeout). */
+  readonly timedOut: number;
+}
+
+/** A slow-headers attack under way: its sockets open now; stop it for its outcome. */
+export interface Trickle {
+  /** Its sockets connected and not closed, now. */
+  open(): number;
+  /** Closes its sockets and stops opening new ones. */
+  stop(): TrickleOutcome;
+}
+
+/**
+ * Slowloris from one address: `sockets` connections from `localAddress`, each sending a request's
+ * headers a byte a second, never to their end. A socket the server closes (refused, closed to
+ * make room, or timed out) is replaced by a new one after `reopenMs`, so that the attack keeps
+ * its size until stopped.
+ */
+export function trickle(
+  baseUrl: string,
+  localAddress: string,
+  sockets: number,
+  reopenMs = 100,
+): Trickle {
+  const { hostname, port } = new URL(baseUrl);
+  const head = 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ';
+  /** Every socket not closed, connected or not yet. */
+  const live = new Set<Socket>();
+  /** The connected ones, and the bytes each has sent. */
+  const sent = new Map<Socket, number>();
+  let opened = 0;
+  let timedOut = 0;
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const place = () => {
+    const socket = connect({ port: Number(port), host: hostname, localAddress });
+    live.add(socket);
+    socket.on('error', () => {});
+    socket.once('connect', () => {
+      opened += 1;
+      sent.set(socket, 1);
+      socket.write(head.slice(0, 1));
+    });
+    socket.once('data', (chunk: Buffer) => {
+      if (chunk.toString('latin1').startsWith('HTTP/1.1 408')) timedOut += 1;
+    });
+    socket.once('close', () => {
+      live.delete(socket);
+      sent.delete(socket);
+      if (stopped) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        place();
+      }, reopenMs);
+      timers.add(timer);
+    });
+  };
+  for (let i = 0; i < sockets; i += 1) place();
+  const drip = setInterval(() => {
+    for (const [socket, count] of sent) {
+      socket.write(head[count] ?? 'a');
+      sent.set(socket, count + 1);
+    }
+  }, 1_000);
+  return {
+    open: () => sent.size,
+    stop() {
+      stopped = true;
+      clearInterval(drip);
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of live) socket.destroy();
+      return { opened, timedOut };
+    },
+  };
 }

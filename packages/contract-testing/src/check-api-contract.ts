@@ -5,10 +5,10 @@ import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
+import { GROUPS, type PropertyGroup } from './property-groups.js';
 import {
-  GROUPS,
+  DEFAULT_SHRINK_TIME_LIMIT_MS,
   type PropertyDefinition,
-  type PropertyGroup,
   type PropertyResult,
   runProperty,
 } from './property-runner.js';
@@ -36,6 +36,12 @@ export interface ContractOptions {
   readonly runs?: number;
   /** The RNG seed; the same seed against a freshly seeded target sends the same requests. @default random */
   readonly rngSeed?: number;
+  /**
+   * How long a failing property may shrink, in ms, from its first failure. Past it, the run in
+   * flight ends and the smallest failing case found so far is reported (`shrinkTimeLimitReached`).
+   * 0 reports the first failing case as found. @default 10000
+   */
+  readonly shrinkTimeLimitMs?: number;
   /** The groups of properties to run. @default all: stateless, stateful, auth, isolation */
   readonly only?: readonly PropertyGroup[];
   /** Requests per second at most (stay within the target's rate limits). @default no limit */
@@ -69,6 +75,8 @@ export interface Report {
   readonly durationMs: number;
   readonly rngSeed: number;
   readonly runs: number;
+  /** The time limit of each failing property's shrinking, in ms. */
+  readonly shrinkTimeLimitMs: number;
   readonly baseUrl: string;
   /** What the run covered: statuses by operation, checks by rule, declared statuses not seen. */
   readonly coverage: Coverage;
@@ -129,6 +137,50 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
 /** The seed of the `index`th property of a run seeded `rngSeed`. */
 export const propertySeed = (rngSeed: number, index: number) => (rngSeed + index * 7919) | 0;
 
+/** A run's settings, with the defaults its options leave. */
+export interface RunContractSettings {
+  readonly rngSeed: number;
+  readonly runs: number;
+  readonly shrinkTimeLimitMs: number;
+}
+
+/** The settings of a run of `options`: theirs, or the defaults (a random RNG seed, 100 runs, 10 s). */
+export const runSettingsOf = (options: ContractOptions): RunContractSettings => ({
+  rngSeed: options.rngSeed ?? (Math.random() * 2 ** 31) | 0,
+  runs: options.runs ?? 100,
+  shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS,
+});
+
+/**
+ * Runs the prepared properties one by one, in their order, each with its seed; each result goes
+ * to `onResult`. With `until`, the run ends after the first result it accepts (what came before
+ * is the same as in a whole run: the mutation suite stops at a mutant's first failure).
+ */
+export async function runProperties(
+  prepared: PreparedContract,
+  settings: RunContractSettings,
+  {
+    onResult,
+    until,
+  }: {
+    readonly onResult?: (result: PropertyResult) => void;
+    readonly until?: (result: PropertyResult) => boolean;
+  } = {},
+): Promise<PropertyResult[]> {
+  const results: PropertyResult[] = [];
+  for (const [index, definition] of prepared.properties.entries()) {
+    const result = await runProperty(prepared.engine, definition, {
+      runs: settings.runs,
+      seed: propertySeed(settings.rngSeed, index),
+      shrinkTimeLimitMs: settings.shrinkTimeLimitMs,
+    });
+    results.push(result);
+    onResult?.(result);
+    if (until?.(result)) break;
+  }
+  return results;
+}
+
 /**
  * Property-tests a deployment against the contract over HTTP: stateless requests generated from
  * the spec, sequences over a model of the seed's state tables, bad tokens and missing grants, and
@@ -148,19 +200,14 @@ export const propertySeed = (rngSeed: number, index: number) => (rngSeed + index
  */
 export async function checkApiContract(options: ContractOptions): Promise<Report> {
   const started = Date.now();
-  const rngSeed = options.rngSeed ?? (Math.random() * 2 ** 31) | 0;
-  const runs = options.runs ?? 100;
+  const settings = runSettingsOf(options);
+  const { rngSeed, runs, shrinkTimeLimitMs } = settings;
   const prepared = await prepareContract(options);
-  const results: PropertyResult[] = [];
+  let results: PropertyResult[];
   try {
-    for (const [index, definition] of prepared.properties.entries()) {
-      const result = await runProperty(prepared.engine, definition, {
-        runs,
-        seed: propertySeed(rngSeed, index),
-      });
-      results.push(result);
-      options.onResult?.(result);
-    }
+    results = await runProperties(prepared, settings, {
+      ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
+    });
   } finally {
     await prepared.close();
   }
@@ -182,6 +229,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     durationMs: Date.now() - started,
     rngSeed,
     runs,
+    shrinkTimeLimitMs,
     baseUrl: client.baseUrl.href,
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
 // property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
-// on a coverage gap, or when the target cannot be tested; 2 on bad usage.
+// on a coverage gap, or when the target cannot be tested; 2 on bad usage. The arguments are
+// checked before the engine (the spec, its validators, fast-check) is loaded.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { checkApiContract } from './check-api-contract.js';
-import { GROUPS, type PropertyGroup } from './property-runner.js';
+import type { Report } from './check-api-contract.js';
+import { GROUPS, type PropertyGroup } from './property-groups.js';
 import { formatReport, formatResultLine, toJsonReport, toJUnitXml } from './report-format.js';
 import type { AuthOptions } from './token-source.js';
 
@@ -25,6 +26,8 @@ The target must be freshly loaded with the seed file: the kit changes its record
                             and CONTRACT_RESTAURANTS (comma-separated GUIDs, or *) in its environment
   --runs N                  fast-check runs per property (default 100)
   --rng-seed N              the RNG seed: the same seed against a freshly seeded target replays the run
+  --shrink-time-limit S     seconds a failing property may shrink; then the smallest failing case
+                            found so far is reported (default 10; 0: the first failing case as found)
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .xml (JUnit) or .json (may be repeated)
@@ -59,6 +62,7 @@ try {
       'token-command': { type: 'string' },
       runs: { type: 'string' },
       'rng-seed': { type: 'string' },
+      'shrink-time-limit': { type: 'string' },
       only: { type: 'string' },
       rate: { type: 'string' },
       report: { type: 'string', multiple: true },
@@ -116,8 +120,10 @@ for (const file of reportFiles) {
 const runs = integer('--runs', text('runs'), 1);
 const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
 const rate = integer('--rate', text('rate'), 1);
+const shrinkSeconds = integer('--shrink-time-limit', text('shrink-time-limit'), 0);
 
-let report: Awaited<ReturnType<typeof checkApiContract>>;
+const { checkApiContract } = await import('./check-api-contract.js');
+let report: Report;
 try {
   report = await checkApiContract({
     target: baseUrl,
@@ -126,6 +132,7 @@ try {
     ...(runs === undefined ? {} : { runs }),
     ...(rngSeed === undefined ? {} : { rngSeed }),
     ...(rate === undefined ? {} : { rate }),
+    ...(shrinkSeconds === undefined ? {} : { shrinkTimeLimitMs: shrinkSeconds * 1000 }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
     minCoverage: values['min-coverage'] === true,
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),

@@ -1,10 +1,15 @@
 // An answer held to the one the oracle expects: the problem, or the record or restaurant with its
-// fields, its dates and its `deleted` flag as the state tables say.
+// fields, its dates and its `deleted` flag as the state tables say: a change sets modifiedDate
+// (and deletedDate, for an archive or a delete) to its time, a no-op leaves every date as it was.
 import { isDeepStrictEqual } from 'node:util';
 import { type Answer, jsonOf } from './answer-checks.js';
+import { changeTimeOf } from './change-time.js';
 import type { SpecOperation } from './spec-reader.js';
 import type { Expected } from './state-oracle.js';
 import { DATE_FIELDS, type Knowledge } from './world.js';
+
+/** The dates an archive or a delete sets. */
+const DATES_SET = ['modifiedDate', 'deletedDate'] as const;
 
 function describeDiff(
   got: Readonly<Record<string, unknown>>,
@@ -85,7 +90,32 @@ export function checkExpected(
       () => `createdDate changed from ${known.createdDate}: ${answer.show()}`,
     );
   }
-  if (transition === 'none') {
+  if (transition !== 'none') {
+    // A change sets modifiedDate (and an archive or a delete records deletedDate) to its time:
+    // not before the modifiedDate last seen, nor before the request was sent.
+    const time = changeTimeOf(answer.response);
+    const setDates = transition === 'unarchive' ? (['modifiedDate'] as const) : DATES_SET;
+    for (const name of setDates) {
+      const rule = name === 'modifiedDate' ? 'modified-date' : 'deleted-date';
+      const value = body[name];
+      const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      answer.check(
+        at >= time.earliest,
+        rule,
+        () =>
+          `${name} ${String(value)} is before the request was sent (${new Date(time.earliest).toISOString()}, from ${time.basis}): ${answer.show()}`,
+      );
+      const seen = known.modifiedDate;
+      if (seen !== undefined) {
+        answer.check(
+          at >= Date.parse(seen),
+          rule,
+          () =>
+            `${name} ${String(value)} is before the modifiedDate last seen, ${seen}: ${answer.show()}`,
+        );
+      }
+    }
+  } else {
     for (const name of ['modifiedDate', 'deletedDate'] as const) {
       if (known[name] !== undefined) {
         answer.check(

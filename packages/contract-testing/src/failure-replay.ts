@@ -1,12 +1,14 @@
-// The replay of a failing run as shell commands: the calls that bring a freshly seeded live target
-// to the state the run started from (its records only), then the run's requests as curl commands,
-// each with the answer the target gave.
-import type { Engine } from './engine.js';
+// The replay of a failing run: as shell commands (the calls that bring a freshly seeded live target
+// to the state the run started from, its records only, then the run's requests as curl commands,
+// each with the answer the target gave), and by the kit itself, which first brings the target back
+// to the state the run started from.
+import { type Engine, send } from './engine.js';
 import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
-import { callToWire } from './requests.js';
+import { type Call, callToWire } from './requests.js';
+import { observe } from './state-oracle.js';
 import type { Role } from './state-table-operations.js';
-import type { Knowledge } from './world.js';
+import { type Knowledge, seedKnowledge, type WorldRecord } from './world.js';
 
 /** A word for the shell: single-quoted, or $'…' when it holds bytes a shell should not see. */
 function shellWord(text: string): string {
@@ -45,8 +47,8 @@ export interface FailedRun {
   readonly runStart: Knowledge;
 }
 
-/** Calls that take a freshly seeded target to the state a run started from (its records only). */
-async function setupCalls(engine: Engine, failure: FailedRun): Promise<string[]> {
+/** The records a failing run named: by GUID or external id, in its requests' paths. */
+function recordsNamed(engine: Engine, failure: FailedRun): WorldRecord[] {
   const named = failure.transcript
     .map((exchange) => {
       try {
@@ -56,25 +58,49 @@ async function setupCalls(engine: Engine, failure: FailedRun): Promise<string[]>
       }
     })
     .join('\n');
-  const lines: string[] = [];
-  for (const record of [...engine.world.employees, ...engine.world.shifts]) {
-    const state = failure.runStart.get(record.guid);
-    if (state === undefined || state.deleted === record.seedDeleted) continue;
-    const mentioned =
+  return [...engine.world.employees, ...engine.world.shifts].filter(
+    (record) =>
       named.includes(record.guid) ||
-      (record.externalId !== undefined && named.includes(record.externalId.toLowerCase()));
-    if (!mentioned) continue;
-    const role: Role =
-      record.kind === 'shift' ? 'deleteShift' : state.deleted ? 'archive' : 'unarchive';
-    const req = await callToWire(engine, {
-      role,
-      context: record.restaurant,
-      grant: fullGrant(engine),
-      id: record.guid,
-    });
-    lines.push(toCurl(engine.client, req));
+      (record.externalId !== undefined && named.includes(record.externalId.toLowerCase())),
+  );
+}
+
+const deletedIn = (knowledge: Knowledge, record: WorldRecord) =>
+  knowledge.get(record.guid)?.deleted ?? record.seedDeleted;
+
+/**
+ * The calls that take the records a failing run named from their state in `from` to the state the
+ * run started from, as far as calls can (a deleted shift is never undeleted).
+ */
+function callsToRunStart(engine: Engine, failure: FailedRun, from: Knowledge): Call[] {
+  const calls: Call[] = [];
+  for (const record of recordsNamed(engine, failure)) {
+    const wanted = deletedIn(failure.runStart, record);
+    if (deletedIn(from, record) === wanted || (record.kind === 'shift' && !wanted)) continue;
+    const role: Role = record.kind === 'shift' ? 'deleteShift' : wanted ? 'archive' : 'unarchive';
+    calls.push({ role, context: record.restaurant, grant: fullGrant(engine), id: record.guid });
   }
-  return lines;
+  return calls;
+}
+
+/**
+ * Brings the target back to the state a failing run started from, for the records the run named,
+ * so that the run can be replayed: an in-process target is reset first; a live one is taken there
+ * by archives, unarchives and deletes, as far as it can be (a deleted shift stays deleted). The
+ * answers move the knowledge and are held to nothing. Returns whether the records are there.
+ */
+export async function restoreRunStart(engine: Engine, failure: FailedRun): Promise<boolean> {
+  if (engine.fresh !== undefined) {
+    await engine.fresh();
+    engine.knowledge = seedKnowledge(engine.world);
+  }
+  for (const call of callsToRunStart(engine, failure, engine.knowledge)) {
+    const answer = await send(engine, await callToWire(engine, call), engine.operations[call.role]);
+    observe(engine, engine.knowledge, call, answer.response);
+  }
+  return recordsNamed(engine, failure).every(
+    (record) => deletedIn(engine.knowledge, record) === deletedIn(failure.runStart, record),
+  );
 }
 
 const outcomeOf = (exchange: Exchange) => {
@@ -85,7 +111,10 @@ const outcomeOf = (exchange: Exchange) => {
 /** The shell commands that replay `failure` (a live target gets the setup calls first). */
 export async function replayOf(engine: Engine, failure: FailedRun): Promise<string[]> {
   const replay: string[] = [];
-  const setup = engine.fresh === undefined ? await setupCalls(engine, failure) : [];
+  const calls =
+    engine.fresh === undefined ? callsToRunStart(engine, failure, seedKnowledge(engine.world)) : [];
+  const setup: string[] = [];
+  for (const call of calls) setup.push(toCurl(engine.client, await callToWire(engine, call)));
   if (setup.length > 0) {
     replay.push('# Bring a freshly seeded target to the state the failing run started from:');
     replay.push(...setup);

@@ -16,6 +16,10 @@ export interface WireResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly text: string;
+  /** When the request was sent, by the kit's clock (ms since the epoch). */
+  readonly sentAt: number;
+  /** From sending the request to the end of the answer, in ms. */
+  readonly elapsedMs: number;
 }
 
 export interface Exchange {
@@ -121,6 +125,8 @@ export class HttpClient {
     const url = new URL(this.urlOf(req.path));
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const timeout = this.options.requestTimeoutMs ?? 30_000;
+    const sentAt = Date.now();
+    const started = performance.now();
     const res = await new Promise<WireResponse>((resolve, reject) => {
       const outgoing = request(
         {
@@ -142,6 +148,8 @@ export class HttpClient {
               status: incoming.statusCode ?? 0,
               headers: incoming.headers,
               text: Buffer.concat(chunks).toString('utf8'),
+              sentAt,
+              elapsedMs: performance.now() - started,
             }),
           );
         },

@@ -23,7 +23,8 @@ export {
   type Report,
 } from './check-api-contract.js';
 export type { Coverage, UnseenStatus } from './coverage.js';
-export { GROUPS, type PropertyGroup, type PropertyResult } from './property-runner.js';
+export { GROUPS, type PropertyGroup } from './property-groups.js';
+export type { PropertyResult } from './property-runner.js';
 export {
   formatCoverage,
   formatFailure,

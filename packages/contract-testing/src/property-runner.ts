@@ -1,19 +1,18 @@
 // Runs one named property with fast-check and turns its outcome into a result: passed, or the
 // rule broken, the shrunk counterexample, the RNG seed and path, and the curl commands that replay
-// the failing run. What a property's runs leave behind (the failing run's transcript, a target
-// that stopped answering) belongs to that property's trial, never to the module: two runs of the
-// kit in one process are independent.
+// the failing run. Shrinking has a time limit: past it, the smallest failing case found so far is
+// the one reported. The counterexample is then run once more: a failure it does not reproduce is
+// still a failure (its fault may depend on what the target went through), marked so. What a
+// property's runs leave behind (the failing run's transcript, a target that stopped answering, the
+// shrinking's deadline) belongs to that property's trial, never to the module: two runs of the kit
+// in one process are independent.
 import fc from 'fast-check';
 import type { Engine } from './engine.js';
-import { type FailedRun, replayOf } from './failure-replay.js';
+import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
+import type { PropertyGroup } from './property-groups.js';
 import { RULES, type RuleName, Violation } from './rules.js';
 import { cloneKnowledge, seedKnowledge } from './world.js';
-
-/** The four groups of properties (`--only`). */
-export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation'] as const;
-/** One of the {@link GROUPS}. */
-export type PropertyGroup = (typeof GROUPS)[number];
 
 /** A fast-check property over a tuple of generated arguments. */
 export type ContractProperty = fc.IAsyncProperty<unknown[]>;
@@ -55,18 +54,82 @@ export interface PropertyResult {
   readonly seed?: number;
   readonly path?: string;
   readonly shrinks?: number;
+  /**
+   * Failed: shrinking reached its time limit (`shrinkTimeLimitMs`); the counterexample is the
+   * smallest failing case found by then.
+   */
+  readonly shrinkTimeLimitReached?: boolean;
+  /**
+   * Failed: whether the counterexample, run once more after shrinking (the target first brought
+   * back to the state the failing run started from), failed again. A failure that did not is still
+   * a failure: its fault depends on the target's history (what earlier requests did to it). Absent
+   * when the target stopped answering.
+   */
+  readonly reproduced?: boolean;
+  /**
+   * Failed: whether that replay started from the state the failing run started from; not so on a
+   * live target (it cannot be reset) when the run deleted a shift.
+   */
+  readonly replayFromSameState?: boolean;
+  /** Failed: the rule the replay broke, when not the same. */
+  readonly replayBroke?: RuleName | 'error';
   /** Failed: shell commands that replay the failing run. */
   readonly replay?: readonly string[];
 }
+
+/** How the replay of a counterexample went. */
+interface Replayed {
+  /** The records the run named were as when it started (not so when a live target cannot be reset). */
+  readonly fromSameState: boolean;
+  /** The rule the replay broke, if it failed. */
+  readonly broke: RuleName | 'error' | undefined;
+}
+
+export interface RunSettings {
+  readonly runs: number;
+  readonly seed: number;
+  /** How long a failing property may shrink, from its first failure, in ms. */
+  readonly shrinkTimeLimitMs: number;
+}
+
+/** The time limit of a failing property's shrinking when none is given, in ms. */
+export const DEFAULT_SHRINK_TIME_LIMIT_MS = 10_000;
+
+const ruleOf = (error: unknown): RuleName | 'error' =>
+  error instanceof Violation
+    ? error.rule
+    : error instanceof TargetUnavailable
+      ? 'target-available'
+      : 'error';
+
+const messageOf = (error: unknown) =>
+  error instanceof Violation
+    ? error.detail
+    : error instanceof Error
+      ? error.message
+      : String(error);
 
 /** One property being checked against one engine: what its runs leave for the result. */
 export class Trial {
   /** The last failing run (fast-check ends on the shrunk one). */
   failure: FailedRun | undefined;
+  /** Set when a run starts past the shrinking's deadline: shrinking ended there. */
+  shrinkTimeLimitReached = false;
   /** Set once the target stops answering: the remaining runs fail at once. */
   private unavailable: TargetUnavailable | undefined;
+  /** When shrinking must end: the first failure's time and the time limit. */
+  private shrinkDeadline: number | undefined;
+  /** While the counterexample is run again: no deadline, and its failure is not kept. */
+  private replaying = false;
 
-  constructor(readonly engine: Engine) {}
+  /**
+   * @param engine - the run of the kit
+   * @param shrinkTimeLimitMs - how long shrinking may go on after the first failure
+   */
+  constructor(
+    readonly engine: Engine,
+    private readonly shrinkTimeLimitMs: number,
+  ) {}
 
   /**
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
@@ -80,6 +143,16 @@ export class Trial {
     const { engine } = this;
     return async (...args) => {
       if (this.unavailable !== undefined) throw this.unavailable;
+      if (
+        !this.replaying &&
+        this.shrinkDeadline !== undefined &&
+        Date.now() >= this.shrinkDeadline
+      ) {
+        // fast-check ends the property on an interrupting precondition failure, and reports the
+        // last failing case: the smallest found so far.
+        this.shrinkTimeLimitReached = true;
+        throw new fc.PreconditionFailure(true);
+      }
       engine.client.startRun();
       if (fresh && engine.fresh !== undefined) {
         await engine.fresh();
@@ -90,24 +163,43 @@ export class Trial {
         await body(...args);
       } catch (error) {
         if (error instanceof TargetUnavailable) this.unavailable = error;
-        this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
+        if (!this.replaying) {
+          this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
+          this.shrinkDeadline ??= Date.now() + this.shrinkTimeLimitMs;
+        }
         throw error;
       }
     };
   }
-}
 
-export interface RunSettings {
-  readonly runs: number;
-  readonly seed: number;
+  /**
+   * Runs `property` once more on `counterexample`, the target first brought back to the state
+   * `failure` started from as far as it can be (without the shrinking's deadline); undefined when
+   * the target stopped answering.
+   */
+  async replay(
+    property: ContractProperty,
+    counterexample: unknown[],
+    failure: FailedRun,
+  ): Promise<Replayed | undefined> {
+    this.replaying = true;
+    try {
+      const fromSameState = await restoreRunStart(this.engine, failure);
+      const outcome = await property.run(fc.cloneIfNeeded(counterexample));
+      if (outcome === null || fc.PreconditionFailure.isFailure(outcome)) {
+        return { fromSameState, broke: undefined };
+      }
+      return outcome.error instanceof TargetUnavailable
+        ? undefined
+        : { fromSameState, broke: ruleOf(outcome.error) };
+    } catch (error) {
+      if (error instanceof TargetUnavailable) return undefined;
+      throw error;
+    } finally {
+      this.replaying = false;
+    }
+  }
 }
-
-const messageOf = (error: unknown) =>
-  error instanceof Violation
-    ? error.detail
-    : error instanceof Error
-      ? error.message
-      : String(error);
 
 /** Runs `definition` against `engine` and reports its outcome. */
 export async function runProperty(
@@ -128,39 +220,52 @@ export async function runProperty(
       message: definition.notApplicable,
     };
   }
-  const trial = new Trial(engine);
+  const trial = new Trial(engine, settings.shrinkTimeLimitMs);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
-  const details = await fc.check(definition.build(trial), { numRuns, seed: settings.seed });
-  const common = {
+  const property = definition.build(trial);
+  const details = await fc.check(property, { numRuns, seed: settings.seed });
+  if (!details.failed) {
+    return {
+      ...base,
+      status: 'passed',
+      runs: details.numRuns,
+      requests: engine.client.requests - requestsBefore,
+      durationMs: Date.now() - started,
+    };
+  }
+  const error = details.errorInstance;
+  const rule = ruleOf(error);
+  const failure = trial.failure;
+  const replay =
+    failure !== undefined && rule !== 'target-available' ? await replayOf(engine, failure) : [];
+  const { counterexample } = details;
+  const replayed =
+    counterexample !== null && failure !== undefined && rule !== 'target-available'
+      ? await trial.replay(property, counterexample, failure)
+      : undefined;
+  return {
     ...base,
     runs: details.numRuns,
     requests: engine.client.requests - requestsBefore,
     durationMs: Date.now() - started,
-  };
-  if (!details.failed) return { ...common, status: 'passed' };
-  const error = details.errorInstance;
-  const rule: RuleName | 'error' =
-    error instanceof Violation
-      ? error.rule
-      : error instanceof TargetUnavailable
-        ? 'target-available'
-        : 'error';
-  const replay =
-    trial.failure !== undefined && rule !== 'target-available'
-      ? await replayOf(engine, trial.failure)
-      : [];
-  return {
-    ...common,
     status: 'failed',
     rule,
     ruleText: rule === 'error' ? 'the property ran to its end' : RULES[rule],
     message: messageOf(error),
-    ...(details.counterexample === null
-      ? {}
-      : { counterexample: fc.stringify(details.counterexample) }),
+    ...(counterexample === null ? {} : { counterexample: fc.stringify(counterexample) }),
     seed: details.seed,
     ...(details.counterexamplePath === null ? {} : { path: details.counterexamplePath }),
     shrinks: details.numShrinks,
+    ...(trial.shrinkTimeLimitReached ? { shrinkTimeLimitReached: true } : {}),
+    ...(replayed === undefined
+      ? {}
+      : {
+          reproduced: replayed.broke !== undefined,
+          replayFromSameState: replayed.fromSameState,
+          ...(replayed.broke === undefined || replayed.broke === rule
+            ? {}
+            : { replayBroke: replayed.broke }),
+        }),
     replay,
   };
 }

@@ -14,7 +14,8 @@ export function formatResultLine(result: PropertyResult): string {
   }
   if (result.status === 'not-applicable')
     return `- ${result.name}  not applicable: ${result.message}`;
-  return `✘ ${result.name}  broke ${result.rule}: ${result.ruleText}`;
+  const unreproduced = result.reproduced === false ? ' (did not reproduce on replay)' : '';
+  return `✘ ${result.name}  broke ${result.rule}: ${result.ruleText}${unreproduced}`;
 }
 
 /** A failure in full: the rule, what happened, the counterexample, how to replay it. */
@@ -23,9 +24,20 @@ export function formatFailure(result: PropertyResult): string {
     `✘ ${result.name}`,
     `  rule ${result.rule}: ${result.ruleText}`,
     `  ${result.message?.replaceAll('\n', '\n  ')}`,
+    `  ${result.runs} runs, ${result.requests} requests, ${seconds(result.durationMs)} (shrinking and the replay included)`,
   ];
   if (result.counterexample !== undefined) {
-    lines.push(`  shrunk (${result.shrinks} steps) to: ${result.counterexample}`);
+    const limit = result.shrinkTimeLimitReached ? ', stopped at the time limit' : '';
+    lines.push(`  shrunk (${result.shrinks} steps${limit}) to: ${result.counterexample}`);
+  }
+  if (result.reproduced === false) {
+    lines.push(
+      result.replayFromSameState
+        ? '  did not reproduce on replay: run again from the same state, the counterexample kept every rule; the fault depends on what the target went through before (its history)'
+        : '  did not reproduce on replay: run again on the target as the failing run left it (a live target cannot undo a shift delete), the counterexample kept every rule; the fault may depend on the target’s state or history',
+    );
+  } else if (result.replayBroke !== undefined) {
+    lines.push(`  on replay, the counterexample broke ${result.replayBroke} instead`);
   }
   if (result.seed !== undefined) {
     lines.push(

@@ -21,12 +21,17 @@ export const RULES = {
   'unarchive-archived': 'unarchive of an archived employee is 200 with deleted false (state table)',
   'unarchive-unarchived': 'unarchive of an unarchived employee is 400 EMPLOYEE_NOT_ARCHIVED',
   'archive-unarchived': 'archive of an unarchived employee is 200 with deleted true',
-  'archive-archived': 'archive of an archived employee is 200 with the record unchanged',
+  'archive-archived':
+    'archive of an archived employee is 200 with the record unchanged, modifiedDate included',
   'delete-shift': 'delete of a shift is 200 with deleted true',
-  'delete-deleted-shift': 'delete of a deleted shift is 200 with the record unchanged',
+  'delete-deleted-shift':
+    'delete of a deleted shift is 200 with the record unchanged, modifiedDate included',
   'record-fields':
-    "a record's fields are the seed's (jobs and wage overrides kept, no passcode); dates per the state tables",
-  'deleted-date': 'deletedDate is present exactly when deleted is true',
+    "a record's fields are the seed's whatever the changes (jobs and wage overrides kept, no passcode), createdDate included",
+  'modified-date':
+    'unarchive, archive and delete set modifiedDate: not before the one last seen, nor before the request was sent (by the target’s clock)',
+  'deleted-date':
+    'deletedDate is present exactly when deleted is true; archive and delete record it, not before the request was sent',
   'not-found': 'an identifier that names no record of the context restaurant is 404',
   'malformed-identifier': 'an identifier that the operation does not take is 400 VALIDATION_FAILED',
   'restaurant-read':

@@ -67,8 +67,16 @@ export function createSchemaValidator(document: {
   addFormats(ajv);
   ajv.addSchema({ $id: COMPONENTS_ID, $defs: retarget(document.components?.schemas ?? {}) });
   const compiled = new WeakMap<object, ValidateFunction>();
+  const booleans = new Map<boolean, ValidateFunction>();
   const validatorOf = (schema: SchemaNode): ValidateFunction => {
-    if (typeof schema === 'boolean') return ajv.compile(schema);
+    if (typeof schema === 'boolean') {
+      let validate = booleans.get(schema);
+      if (validate === undefined) {
+        validate = ajv.compile(schema);
+        booleans.set(schema, validate);
+      }
+      return validate;
+    }
     let validate = compiled.get(schema);
     if (validate === undefined) {
       validate = ajv.compile(retarget(schema) as Record<string, unknown>);

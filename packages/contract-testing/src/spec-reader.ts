@@ -68,7 +68,10 @@ export interface Spec {
   readonly scopes: readonly string[];
   /** The answer to a path under the API that names no operation (the description, "Errors"). */
   readonly notFound: SpecResponse;
-  /** Named component schemas, for the model's own checks (`Employee`, `Shift`, `GuidInput`, …). */
+  /**
+   * Named component schemas, for the model's own checks (`Employee`, `Shift`, `GuidInput`, …):
+   * the same node for a name every time (the validator compiles each node once).
+   */
   schema(name: string): SchemaNode;
   /** A component schema as the document writes it. */
   componentSchema(name: string): SchemaNode | undefined;
@@ -137,13 +140,29 @@ export const isUnconstrained = (p: SpecParameter) =>
   Object.keys(p.schema).every((keyword) => keyword === 'type' || ANNOTATIONS.has(keyword));
 
 /**
- * Reads `document` (the workforce-kit contract by default).
+ * Reads `document` (the workforce-kit contract by default), once per process.
  *
  * @throws when the document uses what the kit cannot generate requests for (a cookie parameter,
  *   an operation without a scope, a reference outside the document)
  */
 export function readSpec(document: unknown = openapiDocument): Spec {
-  const spec = document as RawDocument;
+  if (document === null || typeof document !== 'object')
+    throw new Error('the spec is not an object');
+  let read = specs.get(document);
+  if (read === undefined) {
+    read = readDocument(document as RawDocument);
+    specs.set(document, read);
+  }
+  return read;
+}
+
+/**
+ * The specs read, by document: a spec is read-only once read, so every run of the kit in a process
+ * shares one, with its compiled validators and the arbitraries made from its schemas.
+ */
+const specs = new WeakMap<object, Spec>();
+
+function readDocument(spec: RawDocument): Spec {
   const validator = createSchemaValidator(spec as never);
 
   const deref = <T>(node: T): T => {
@@ -281,6 +300,8 @@ export function readSpec(document: unknown = openapiDocument): Spec {
     ]),
   };
   const componentSchemas = (spec.components.schemas ?? {}) as Readonly<Record<string, SchemaNode>>;
+  // One node per name: the validator compiles a schema once per node it is given.
+  const references = new Map<string, SchemaNode>();
   return {
     operations,
     paths,
@@ -293,7 +314,12 @@ export function readSpec(document: unknown = openapiDocument): Spec {
     schema(name) {
       const found = componentSchemas[name];
       if (found === undefined) throw new Error(`the spec has no schema ${name}`);
-      return { $ref: `#/components/schemas/${name}` };
+      let reference = references.get(name);
+      if (reference === undefined) {
+        reference = { $ref: `#/components/schemas/${name}` };
+        references.set(name, reference);
+      }
+      return reference;
     },
     componentSchema: (name) => componentSchemas[name],
     validator,

@@ -70,11 +70,13 @@ export function signJwt(
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const LIFETIME_SECONDS = 900;
+/** Tokens remembered at most: the kit's memory does not grow with the grants it has used. */
+const TOKEN_CACHE_SIZE = 256;
 /** A secret the target does not hold. */
 const WRONG_SECRET = 'workforce-kit-contract-wrong-key-0123456789abcdef';
 
 export interface TokenSource {
-  /** A valid token for `grant` (remembered for a few minutes). */
+  /** A valid token for `grant` (the tokens of the last 256 grants are remembered a few minutes). */
   token(grant: Grant): Promise<string>;
   /** The `Authorization` header value of a bad token of `kind`, or undefined when it cannot be made. */
   badAuthorization(kind: BadTokenKind, variant: number): Promise<string | undefined>;
@@ -139,6 +141,9 @@ export function createTokenSource(auth: AuthOptions, allScopes: readonly string[
     const known = cache.get(key);
     if (known !== undefined && known.until > Date.now()) return known.token;
     const made = await mint(grant);
+    // The grants vary (a restaurant in any letter case): the oldest token makes room for a new one.
+    cache.delete(key);
+    if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(key, { token: made, until: Date.now() + 5 * 60_000 });
     return made;
   };

@@ -48,8 +48,38 @@ const nonAsciiArb = fc
   .filter((c) => c < 0xd800 || c > 0xdfff)
   .map((c) => String.fromCodePoint(c));
 
+/**
+ * The arbitraries made from a parameter's schema: building one (fast-check's stringMatching of a
+ * pattern) costs far more than drawing from it, so each is built once per process, for each place
+ * and schema of a spec (the context header of every operation shares one).
+ */
+const textArbs = new WeakMap<Spec, Map<string, fc.Arbitrary<string>>>();
+const invalidTextArbs = new WeakMap<Spec, Map<string, fc.Arbitrary<string> | undefined>>();
+
+/** `cache`'s value for `p`'s place and schema in `spec`, made by `make` the first time. */
+function once<T>(
+  cache: WeakMap<Spec, Map<string, T>>,
+  spec: Spec,
+  p: SpecParameter,
+  make: () => T,
+): T {
+  let bySchema = cache.get(spec);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    cache.set(spec, bySchema);
+  }
+  const key = `${p.in} ${JSON.stringify(p.schema)}`;
+  if (bySchema.has(key)) return bySchema.get(key) as T;
+  const made = make();
+  bySchema.set(key, made);
+  return made;
+}
+
 /** Text that is valid for `p` by its schema alone. */
-function schemaTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> {
+const schemaTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> =>
+  once(textArbs, spec, p, () => buildSchemaTextArb(spec, p));
+
+function buildSchemaTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> {
   const { schema } = p;
   let arb: fc.Arbitrary<string>;
   if (schema.enum !== undefined) arb = fc.constantFrom(...schema.enum.map(String));
@@ -98,11 +128,7 @@ export const badEncodingArb = fc
   .map((parts) => parts.join(''))
   .filter((text) => !decodable(text));
 
-/**
- * External identifiers (`{namingAuthority}:{value}`) of records no seed has: ASCII ones, or, with
- * `beyondAscii`, ones whose value ends in characters beyond ASCII.
- */
-export const externalIdArb = (beyondAscii: boolean) =>
+const externalIds = (beyondAscii: boolean) =>
   fc
     .tuple(
       fc.stringMatching(/^[A-Z]{1,8}$/),
@@ -110,6 +136,14 @@ export const externalIdArb = (beyondAscii: boolean) =>
       fc.array(nonAsciiArb, { minLength: beyondAscii ? 1 : 0, maxLength: beyondAscii ? 4 : 0 }),
     )
     .map(([authority, value, extra]) => `${authority}:${value}${extra.join('')}`);
+const asciiIds = externalIds(false);
+const beyondAsciiIds = externalIds(true);
+
+/**
+ * External identifiers (`{namingAuthority}:{value}`) of records no seed has: ASCII ones, or, with
+ * `beyondAscii`, ones whose value ends in characters beyond ASCII.
+ */
+export const externalIdArb = (beyondAscii: boolean) => (beyondAscii ? beyondAsciiIds : asciiIds);
 
 /** Whether path parameter `p` takes external identifiers, beyond ASCII too. */
 export const acceptsExternalIds = (spec: Spec, p: SpecParameter) =>
@@ -174,7 +208,10 @@ export function validValueArb(
 }
 
 /** A value that `p`'s schema refuses (near misses of valid ones, and any text), or `undefined`. */
-export function invalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined {
+export const invalidTextArb = (spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined =>
+  once(invalidTextArbs, spec, p, () => buildInvalidTextArb(spec, p));
+
+function buildInvalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string> | undefined {
   if (isUnconstrained(p)) return undefined;
   const nearMiss = fc
     .tuple(

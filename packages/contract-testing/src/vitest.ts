@@ -10,6 +10,7 @@ import {
   type PreparedContract,
   prepareContract,
   propertySeed,
+  runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
 import { runProperty } from './property-runner.js';
@@ -45,7 +46,7 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
 export function describeApiContract(name: string, options: DescribeApiContractOptions): void {
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
-    const rngSeed = options.rngSeed ?? (Math.random() * 2 ** 31) | 0;
+    const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
     beforeAll(() => {});
     afterAll(() => prepared.close());
     for (const [index, definition] of prepared.properties.entries()) {
@@ -60,8 +61,9 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
         title,
         async () => {
           const result = await runProperty(prepared.engine, definition, {
-            runs: options.runs ?? 100,
+            runs,
             seed: propertySeed(rngSeed, index),
+            shrinkTimeLimitMs,
           });
           if (result.status === 'failed') throw new Error(formatFailure(result));
         },

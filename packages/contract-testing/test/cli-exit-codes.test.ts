@@ -17,6 +17,7 @@ import { AUDIENCE, DEMO_SEED_FILE, ISSUER, routerTarget, SECRET } from './suppor
 const servers: Server[] = [];
 let url: string;
 let hidingUrl: string;
+let historyUrl: string;
 let folder: string;
 
 /** Serves the mutant `name` on a loopback port; its base URL. */
@@ -33,6 +34,7 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-contract-exit-'));
   url = await serveMutant('archive-twice-400');
   hidingUrl = await serveMutant('hides-payload-too-large');
+  historyUrl = await serveMutant('first-delete-answers-not-deleted');
 });
 
 afterAll(async () => {
@@ -46,16 +48,19 @@ afterAll(async () => {
 const auth = ['--hs256-secret', SECRET, '--issuer', ISSUER, '--audience', AUDIENCE];
 
 it('exits 2 with the usage on bad usage', async () => {
-  for (const args of [
+  const cases = [
     ['--base-url', url, ...auth],
     ['--base-url', 'ftp://example.com', '--seed', DEMO_SEED_FILE, ...auth],
     ['--base-url', url, '--seed', DEMO_SEED_FILE],
     ['--base-url', url, '--seed', DEMO_SEED_FILE, ...auth, '--only', 'stateles'],
     ['--base-url', url, '--seed', DEMO_SEED_FILE, ...auth, '--runs', 'many'],
+    ['--base-url', url, '--seed', DEMO_SEED_FILE, ...auth, '--shrink-time-limit', '-1'],
     ['--base-url', url, '--seed', join(folder, 'missing.json'), ...auth],
-  ]) {
-    const run = await runKit(args);
-    expect(run.code, args.join(' ')).toBe(2);
+  ];
+  // Side by side: all but the missing seed's exit before the command loads the engine.
+  const runs = await Promise.all(cases.map((args) => runKit(args)));
+  for (const [i, run] of runs.entries()) {
+    expect(run.code, cases[i]?.join(' ')).toBe(2);
     expect(run.stderr).toContain('workforce-kit-contract:');
   }
 });
@@ -113,4 +118,36 @@ it('exits 1 with --min-coverage on a target that hides a declared status, naming
   expect(json.minCoverage?.gaps).toContain('unarchiveEmployee never answered 413');
   expect(run.stdout).toContain('minimum coverage not met: unarchiveEmployee never answered 413');
   expect(run.stdout.trim().split('\n').at(-1)).toMatch(/, minimum coverage not met$/);
+}, 120_000);
+
+it('ends a property whose fault depends on history at the shrinking time limit, with its report', async () => {
+  // The first delete of each shift answers deleted: false; later ones are right, so shrinking
+  // meets mostly passing runs (issue 26: it went on for minutes). A limit of 0 s ends it at the
+  // first failing case.
+  const report = join(folder, 'history.json');
+  const run = await runKit([
+    '--base-url',
+    historyUrl,
+    '--seed',
+    DEMO_SEED_FILE,
+    ...auth,
+    '--only',
+    'stateful',
+    '--rng-seed',
+    '42',
+    '--shrink-time-limit',
+    '0',
+    '--report',
+    report,
+  ]);
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  expect(run.stdout.trim().split('\n').at(-1)).toBe('0 passed, 1 failed');
+  expect(run.stdout).toContain('rule delete-shift');
+  expect(run.stdout).toMatch(/shrunk \(0 steps, stopped at the time limit\) to: \[/);
+  const json = JSON.parse(await readFile(report, 'utf8')) as Report;
+  expect(json.shrinkTimeLimitMs).toBe(0);
+  const [result] = json.results;
+  expect(result?.shrinkTimeLimitReached).toBe(true);
+  expect(typeof result?.reproduced).toBe('boolean');
+  expect(result?.replay?.length).toBeGreaterThan(0);
 }, 120_000);

@@ -1,23 +1,29 @@
-// Group commit through the real store, on PGlite and on a PostgreSQL server: concurrent changes
-// share statements, and a change the database refuses fails alone.
+// Group commit through the real store, on PGlite and on each PostgreSQL server of the tests:
+// concurrent changes share statements, and a change the database refuses fails alone.
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import type { RecordedEvent, Shift, WorkforceStore } from '@workforce-kit/core';
 import { aRestaurant, aShift, seedRecords } from '@workforce-kit/core/testing';
 import pg from 'pg';
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresStore, type PostgresStoreOptions, type SqlClient } from '../src/index.js';
 import { createDatabase } from '../src/testing/index.js';
+import { POSTGRES_SERVERS } from './support.js';
 
 const CLIENTS: Record<string, () => Promise<{ client: SqlClient; end: () => Promise<void> }>> = {
   PGlite: async () => {
     const db = await PGlite.create();
     return { client: db, end: () => db.close() };
   },
-  'PostgreSQL 15 server': async () => {
-    const pool = new pg.Pool({ connectionString: await createDatabase(inject('databaseUrl')) });
-    return { client: pool, end: () => pool.end() };
-  },
+  ...Object.fromEntries(
+    POSTGRES_SERVERS.map((server) => [
+      server.name,
+      async () => {
+        const pool = new pg.Pool({ connectionString: await createDatabase(server.url) });
+        return { client: pool, end: () => pool.end() };
+      },
+    ]),
+  ),
 };
 
 const deletedEvent = (shift: Shift, eventId: string = randomUUID()): RecordedEvent => ({

@@ -29,6 +29,10 @@ if (config.isErr()) {
   process.exit(2);
 }
 const logger = serverLogger(config.value.logLevel);
+for (const warning of config.value.warnings) {
+  process.stderr.write(`workforce-kit: warning: ${warning}\n`);
+  logger.warn(warning);
+}
 const { auth } = config.value;
 if (auth.mode === 'dev' && auth.exposed) {
   process.stderr.write(

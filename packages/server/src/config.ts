@@ -99,14 +99,19 @@ export interface ServerConfig {
   readonly requestTimeoutMs: number;
   /** A connection whose request headers have not all arrived by then is closed. */
   readonly headersTimeoutMs: number;
-  /** Connections served at once; more are closed as they arrive. */
+  /**
+   * Connections served at once. At the cap, a new connection takes the place of the connection
+   * idle (keep-alive) the longest, else of the oldest connection still sending its request
+   * headers of a client over `maxIncompleteHeadersPerAddress`; else it is closed as it arrives.
+   */
   readonly maxConnections: number;
   /**
-   * Connections one client holds at once (an IPv4 address, or an IPv6 /64); more from it are
-   * closed as they arrive, so that no client takes all of `maxConnections`. At most
-   * `maxConnections`; equal to it, no client is capped below the server's own cap.
+   * Connections of one client (an IPv4 address, or an IPv6 /64) whose request headers have not
+   * all arrived that it keeps while the server is full: a further one of its own is closed as it
+   * arrives, and those it holds over this are closed to make room for other clients. Connections
+   * busy with a request, or idle between requests, never count. At most `maxConnections`.
    */
-  readonly maxConnectionsPerAddress: number;
+  readonly maxIncompleteHeadersPerAddress: number;
   /** Webhooks, when `WEBHOOK_URLS` is set. */
   readonly webhooks: WebhookConfig | undefined;
   /** Whether `GET /metrics` serves the Prometheus metrics (`METRICS`, default true). */
@@ -114,15 +119,21 @@ export interface ServerConfig {
   /** Tracing, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
   readonly tracing: TracingConfig | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * What the start should warn of: settings that are still read but no longer mean what they
+   * did (`MAX_CONNECTIONS_PER_ADDRESS`). Empty when there is none.
+   */
+  readonly warnings: readonly string[];
 }
 
 const DEV_ISSUER = 'workforce-kit-dev';
 /**
- * The default cap of connections per client address: over the 6 a browser opens to a host and
- * the pool of a busy integration, while one address alone holds 1/16 of the default
- * MAX_CONNECTIONS (1000), so it takes 16 addresses to fill it.
+ * The default share of connections still sending their request headers that one client address
+ * keeps while the server is full: over the 6 a browser opens to a host at once and the new
+ * connections of a busy integration's pool, while one address alone keeps 1/16 of the default
+ * MAX_CONNECTIONS (1000).
  */
-const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+const DEFAULT_MAX_INCOMPLETE_HEADERS_PER_ADDRESS = 64;
 const positiveInt = (name: string) =>
   z.coerce
     .number({ message: `${name} must be a number` })
@@ -178,6 +189,8 @@ const environment = z.object({
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS').default(10_000),
   HEADERS_TIMEOUT_MS: positiveInt('HEADERS_TIMEOUT_MS').default(10_000),
   MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(1_000),
+  MAX_INCOMPLETE_HEADERS_PER_ADDRESS: positiveInt('MAX_INCOMPLETE_HEADERS_PER_ADDRESS').optional(),
+  /** Read as MAX_INCOMPLETE_HEADERS_PER_ADDRESS, with a warning. */
   MAX_CONNECTIONS_PER_ADDRESS: positiveInt('MAX_CONNECTIONS_PER_ADDRESS').optional(),
   WEBHOOK_URLS: optionalText,
   WEBHOOK_SECRET: optionalText,
@@ -252,19 +265,37 @@ function authConfig(env: z.output<typeof environment>): Result<AuthConfig, strin
   return ok({ mode: 'jwt', key, issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE });
 }
 
+/** The start's warning when MAX_CONNECTIONS_PER_ADDRESS is set. */
+const RENAMED_PER_ADDRESS = (value: number) =>
+  `MAX_CONNECTIONS_PER_ADDRESS is read as MAX_INCOMPLETE_HEADERS_PER_ADDRESS=${value}: it no longer caps every connection of an address (a reverse proxy’s busy and idle connections are never refused for their address), only those whose request headers have not all arrived, while the server is full. Rename it; unset, the default (64) suits a server behind a proxy too`;
+
 /**
- * MAX_CONNECTIONS_PER_ADDRESS: 64 by default, or MAX_CONNECTIONS when that is lower (a small
- * server set with MAX_CONNECTIONS alone still starts); set above MAX_CONNECTIONS, refused: it
- * would promise a client more than the server serves, and the operator meant something else.
+ * MAX_INCOMPLETE_HEADERS_PER_ADDRESS: 64 by default, or MAX_CONNECTIONS when that is lower (a
+ * small server set with MAX_CONNECTIONS alone still starts); set above MAX_CONNECTIONS, refused:
+ * the operator meant something else. MAX_CONNECTIONS_PER_ADDRESS, its name before it counted
+ * connections sending their headers only, is read as it, with a warning; both set, refused.
  */
-function connectionsPerAddress(env: z.output<typeof environment>): Result<number, string> {
-  const { MAX_CONNECTIONS: all, MAX_CONNECTIONS_PER_ADDRESS: perAddress } = env;
-  if (perAddress === undefined) return ok(Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, all));
-  return perAddress > all
-    ? err(
-        `MAX_CONNECTIONS_PER_ADDRESS (${perAddress}) must not exceed MAX_CONNECTIONS (${all}): no client can hold more connections than the server serves. Lower it, or set it to MAX_CONNECTIONS to cap clients at the server's cap only (behind a reverse proxy, whose one address every connection has)`,
-      )
-    : ok(perAddress);
+function incompleteHeadersPerAddress(
+  env: z.output<typeof environment>,
+): Result<{ readonly value: number; readonly warnings: readonly string[] }, string> {
+  const { MAX_CONNECTIONS: all, MAX_CONNECTIONS_PER_ADDRESS: old } = env;
+  if (old !== undefined && env.MAX_INCOMPLETE_HEADERS_PER_ADDRESS !== undefined) {
+    return err(
+      'MAX_CONNECTIONS_PER_ADDRESS is the old name of MAX_INCOMPLETE_HEADERS_PER_ADDRESS: set only MAX_INCOMPLETE_HEADERS_PER_ADDRESS',
+    );
+  }
+  const name =
+    old === undefined ? 'MAX_INCOMPLETE_HEADERS_PER_ADDRESS' : 'MAX_CONNECTIONS_PER_ADDRESS';
+  const set = env.MAX_INCOMPLETE_HEADERS_PER_ADDRESS ?? old;
+  if (set === undefined) {
+    return ok({ value: Math.min(DEFAULT_MAX_INCOMPLETE_HEADERS_PER_ADDRESS, all), warnings: [] });
+  }
+  if (set > all) {
+    return err(
+      `${name} (${set}) must not exceed MAX_CONNECTIONS (${all}): no client can have more connections sending their headers than the server serves. Lower it, or unset it`,
+    );
+  }
+  return ok({ value: set, warnings: old === undefined ? [] : [RENAMED_PER_ADDRESS(old)] });
 }
 
 function storeConfig(env: z.output<typeof environment>): Result<StoreConfig, string> {
@@ -379,7 +410,7 @@ export function loadConfig(
   if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
   const webhooks = webhookConfig(values, store.value);
   if (webhooks.isErr()) return err({ type: 'ConfigError', messages: [webhooks.error] });
-  const perAddress = connectionsPerAddress(values);
+  const perAddress = incompleteHeadersPerAddress(values);
   if (perAddress.isErr()) return err({ type: 'ConfigError', messages: [perAddress.error] });
   const rateLimitScope =
     values.RATE_LIMIT_SCOPE ?? (store.value.kind === 'postgres' ? 'shared' : 'process');
@@ -407,7 +438,7 @@ export function loadConfig(
         requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
         headersTimeoutMs: values.HEADERS_TIMEOUT_MS,
         maxConnections: values.MAX_CONNECTIONS,
-        maxConnectionsPerAddress: perAddress.value,
+        maxIncompleteHeadersPerAddress: perAddress.value.value,
         webhooks: webhooks.value,
         metrics: values.METRICS === 'true',
         tracing:
@@ -418,6 +449,7 @@ export function loadConfig(
                 serviceName: values.OTEL_SERVICE_NAME ?? 'workforce-kit',
               },
         logLevel: values.LOG_LEVEL,
+        warnings: perAddress.value.warnings,
       }),
     )
     .mapErr((message) => ({ type: 'ConfigError', messages: [message] }));

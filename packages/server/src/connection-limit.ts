@@ -1,4 +1,5 @@
-import type { Server, Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -23,42 +24,200 @@ export function clientOf(address: string): string {
   return `${network.toString()}/64`;
 }
 
-/** What {@link limitConnectionsPerAddress} counts. */
+/**
+ * Where a connection is between its requests:
+ * - `headers`: its request headers have not all arrived (a new connection, or one noticed to be
+ *   receiving its next request's headers);
+ * - `busy`: a request's headers arrived, and its response has not finished;
+ * - `idle`: between requests (HTTP keep-alive).
+ */
+export type ConnectionState = 'headers' | 'busy' | 'idle';
+
+/** Why a connection was closed to make room for a new one. */
+export type Reclaimed = 'idle' | 'headers';
+
+/** Which cap refused a new connection. */
+export type Refusal = 'max_connections' | 'per_address';
+
+/** The settings of {@link limitConnections}. */
+export interface ConnectionLimitOptions {
+  /** Connections served at once: at least 1. */
+  readonly maxConnections: number;
+  /**
+   * Connections of one client (see {@link clientOf}) whose request headers have not all arrived
+   * that the client keeps while the server is full: at least 1.
+   */
+  readonly maxIncompleteHeadersPerAddress: number;
+  /** Told of each connection refused, with its cap and its client. */
+  readonly onRefused?: (refusal: Refusal, client: string) => void;
+  /** Told of each connection closed to make room, with its state and its client. */
+  readonly onReclaimed?: (state: Reclaimed, client: string) => void;
+}
+
+/** What {@link limitConnections} counts, read when wanted (for metrics). */
 export interface ConnectionLimit {
-  /** Connections closed so far because their client held the limit already. */
-  readonly refused: number;
+  /** Connections refused as they arrived so far, by the cap that refused them. */
+  refused(refusal: Refusal): number;
+  /** Connections closed so far to make room for a new one, by the state they were in. */
+  reclaimed(state: Reclaimed): number;
+  /** Connections open now, by state. */
+  open(): Record<ConnectionState, number>;
   /** Clients with a connection open now (none are kept once their connections close). */
   readonly clients: number;
 }
 
+interface Client {
+  readonly key: string;
+  /** Its connections open. */
+  connections: number;
+  /** Its connections in `headers`, oldest first. */
+  readonly headers: Set<Connection>;
+}
+
+interface Connection {
+  readonly socket: Socket;
+  readonly client: Client;
+  state: ConnectionState;
+  /** Requests whose headers arrived and whose response has not finished. */
+  requests: number;
+  /** `socket.bytesRead` when it went idle: more since, and its next request has begun. */
+  idleAt: number;
+}
+
 /**
- * Caps the connections one client (see {@link clientOf}) holds open on `server` at once: a
- * connection that would be its `limit + 1`-th is destroyed as it is accepted, before anything
- * reads from it; a client's count drops as its connections close. So one client's slow or idle
- * connections cannot take the whole of `server.maxConnections`, and other clients are served
- * meanwhile. Connections Node drops over `server.maxConnections` never reach it (nor count).
- * A connection without a peer address (gone as it was accepted) is destroyed.
+ * Caps the connections `server` serves at once, and keeps one client's slow connections from
+ * locking the others out, without counting the connections that are working. A connection is in
+ * one of three states ({@link ConnectionState}): `headers` from its accept until its request
+ * headers have all arrived (the server's `'request'`), `busy` until its responses have finished,
+ * then `idle` until its next request begins (which is `headers` again).
  *
- * @param limit - connections one client holds at once, at least 1
- * @param onRefused - told of each connection refused, with its client
+ * Below `maxConnections`, every connection is let in. At `maxConnections`, a new connection:
+ * 1. is refused (`per_address`) if its client holds `maxIncompleteHeadersPerAddress`
+ *    connections in `headers` already;
+ * 2. else takes the place of the connection idle the longest (one found to have begun its next
+ *    request counts as `headers` instead, and is passed over);
+ * 3. else takes the place of the oldest connection in `headers` of the client that holds the
+ *    most of them, if that client holds more than `maxIncompleteHeadersPerAddress`;
+ * 4. else is refused (`max_connections`): the server is full of busy connections, or of clients
+ *    within their share.
+ * A `busy` connection is never closed nor counted against its client. Refused and reclaimed
+ * connections are destroyed, before anything reads from a refused one.
+ *
+ * Framework-independent: it listens to the `node:http` server's `'connection'` and `'request'`
+ * events (first among their listeners), which Express, Fastify (its `serverFactory`) and plain
+ * `node:http` apps all get. Takes the place of `server.maxConnections`, which must stay unset: a
+ * connection Node drops never reaches it. A connection without a peer address (gone as it was
+ * accepted) is destroyed.
+ *
+ * @param server - the HTTP server, before it listens
+ * @param options - the caps, and who is told of refusals and reclaims
+ * @returns its counts
+ * @throws RangeError for a cap below 1
  * @example
  * ```ts
  * const server = createServer(app);
- * server.maxConnections = 1000;
- * const limit = limitConnectionsPerAddress(server, 64);
- * // later: limit.refused, for a metric
+ * const limit = limitConnections(server, {
+ *   maxConnections: 1000,
+ *   maxIncompleteHeadersPerAddress: 64,
+ * });
+ * // later, for a metric: limit.refused('per_address'), limit.reclaimed('idle')
  * ```
  */
-export function limitConnectionsPerAddress(
-  server: Server,
-  limit: number,
-  onRefused?: (client: string) => void,
-): ConnectionLimit {
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`the per-address connection limit must be a whole number ≥ 1: ${limit}`);
+export function limitConnections(server: Server, options: ConnectionLimitOptions): ConnectionLimit {
+  const { maxConnections, maxIncompleteHeadersPerAddress: share } = options;
+  for (const [name, value] of [
+    ['maxConnections', maxConnections],
+    ['maxIncompleteHeadersPerAddress', share],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a whole number ≥ 1: ${value}`);
+    }
   }
-  const open = new Map<string, number>();
-  let refused = 0;
+  const connections = new Map<Socket, Connection>();
+  const clients = new Map<string, Client>();
+  /** Idle connections, idle the longest first. */
+  const idle = new Set<Connection>();
+  /** Clients holding more than their share of connections in `headers`. */
+  const crowded = new Set<Client>();
+  let inHeaders = 0;
+  const refused = { max_connections: 0, per_address: 0 };
+  const reclaimed = { idle: 0, headers: 0 };
+
+  /**
+   * Whether an idle connection has received bytes since: its next request has begun. Node's
+   * parser reads the socket without 'data' events (a listener would slow every read), so this is
+   * looked at when it matters (the server full, a scrape), not told.
+   */
+  const begunAgain = (connection: Connection) => connection.socket.bytesRead > connection.idleAt;
+
+  function enterHeaders(connection: Connection): void {
+    connection.state = 'headers';
+    const { client } = connection;
+    client.headers.add(connection);
+    inHeaders += 1;
+    if (client.headers.size > share) crowded.add(client);
+  }
+
+  /** Out of `headers` or `idle`, whichever it is in. */
+  function leaveState(connection: Connection): void {
+    if (connection.state === 'idle') {
+      idle.delete(connection);
+    } else if (connection.state === 'headers') {
+      const { client } = connection;
+      client.headers.delete(connection);
+      inHeaders -= 1;
+      if (client.headers.size <= share) crowded.delete(client);
+    }
+  }
+
+  function forget(connection: Connection): void {
+    leaveState(connection);
+    connections.delete(connection.socket);
+    const { client } = connection;
+    client.connections -= 1;
+    if (client.connections === 0) clients.delete(client.key);
+  }
+
+  function reclaim(connection: Connection, state: Reclaimed): void {
+    forget(connection);
+    connection.socket.destroy();
+    reclaimed[state] += 1;
+    options.onReclaimed?.(state, connection.client.key);
+  }
+
+  /** Closes one connection to make room: the one idle the longest, else a crowded client's oldest in `headers`. */
+  function makeRoom(): boolean {
+    for (const connection of idle) {
+      if (connection.socket.destroyed) {
+        // Closing already (its keep-alive timeout): its place is free.
+        forget(connection);
+        return true;
+      }
+      if (begunAgain(connection)) {
+        // Its next request has begun: it is in `headers`, and counts so from now on.
+        idle.delete(connection);
+        enterHeaders(connection);
+      } else {
+        reclaim(connection, 'idle');
+        return true;
+      }
+    }
+    let most: Client | undefined;
+    for (const client of crowded) {
+      if (most === undefined || client.headers.size > most.headers.size) most = client;
+    }
+    const [oldest] = most?.headers ?? [];
+    if (oldest === undefined) return false;
+    reclaim(oldest, 'headers');
+    return true;
+  }
+
+  function refuse(socket: Socket, refusal: Refusal, client: string): void {
+    socket.destroy();
+    refused[refusal] += 1;
+    options.onRefused?.(refusal, client);
+  }
+
   // First among the listeners: a refused connection never gets an HTTP parser.
   server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
@@ -66,27 +225,66 @@ export function limitConnectionsPerAddress(
       socket.destroy();
       return;
     }
-    const client = clientOf(address);
-    const count = open.get(client) ?? 0;
-    if (count >= limit) {
-      refused += 1;
-      socket.destroy();
-      onRefused?.(client);
-      return;
+    const key = clientOf(address);
+    const known = clients.get(key);
+    if (connections.size >= maxConnections) {
+      if (known !== undefined && known.headers.size >= share) {
+        refuse(socket, 'per_address', key);
+        return;
+      }
+      if (!makeRoom()) {
+        refuse(socket, 'max_connections', key);
+        return;
+      }
     }
-    open.set(client, count + 1);
+    const client = known ?? { key, connections: 0, headers: new Set() };
+    clients.set(key, client);
+    client.connections += 1;
+    const connection: Connection = { socket, client, state: 'headers', requests: 0, idleAt: 0 };
+    connections.set(socket, connection);
+    enterHeaders(connection);
     socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left === 0) open.delete(client);
-      else open.set(client, left);
+      if (connections.get(socket) === connection) forget(connection);
     });
   });
+
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const connection = connections.get(req.socket);
+    if (connection === undefined) return;
+    leaveState(connection);
+    connection.state = 'busy';
+    connection.requests += 1;
+    // 'close' comes once the response has finished, or the connection has died before.
+    res.once('close', () => {
+      connection.requests -= 1;
+      const { socket } = connection;
+      if (connection.requests > 0 || socket.destroyed || connections.get(socket) !== connection) {
+        return;
+      }
+      connection.state = 'idle';
+      connection.idleAt = socket.bytesRead;
+      idle.add(connection);
+    });
+  });
+
   return {
-    get refused() {
-      return refused;
+    refused: (refusal) => refused[refusal],
+    reclaimed: (state) => reclaimed[state],
+    open() {
+      for (const connection of idle) {
+        if (begunAgain(connection)) {
+          idle.delete(connection);
+          enterHeaders(connection);
+        }
+      }
+      return {
+        headers: inHeaders,
+        busy: connections.size - inHeaders - idle.size,
+        idle: idle.size,
+      };
     },
     get clients() {
-      return open.size;
+      return clients.size;
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   Histogram,
   Registry,
 } from 'prom-client';
+import type { ConnectionLimit } from './connection-limit.js';
 import type { HostRoute } from './host-routes.js';
 
 /**
@@ -65,38 +66,68 @@ function destinationLabel(destination: string): string {
 
 const OUTCOMES = ['delivered', 'retry', 'dead', 'superseded'] as const;
 
-/** Connections the server refused so far, by the cap that refused them. */
-export interface ConnectionRefusals {
-  /** Over MAX_CONNECTIONS_PER_ADDRESS: the client held that many already. */
-  perAddress(): number;
-  /** Over MAX_CONNECTIONS: the server served that many already. */
-  maxConnections(): number;
-}
-
 /**
- * `workforce_kit_connections_refused_total{limit}`: connections closed as they arrived, by the
- * cap that refused them (`per_address`, `max_connections`), read when the registry is scraped.
+ * The connection metrics, read when the registry is scraped:
+ * - `workforce_kit_connections_refused_total{limit}`: connections closed as they arrived, by the
+ *   cap that refused them (`per_address`, `max_connections`);
+ * - `workforce_kit_connections_reclaimed_total{state}`: connections closed, at MAX_CONNECTIONS, to
+ *   make room for a new one (`idle`: between requests; `headers`: still sending its request
+ *   headers, of a client over MAX_INCOMPLETE_HEADERS_PER_ADDRESS);
+ * - `workforce_kit_connections_open{state}`: connections open now, `headers` (sending their
+ *   request headers), `busy` (a request under way) or `idle` (between requests).
+ *
+ * @param registry - the server's registry
+ * @param connections - the counts of `limitConnections`
  */
-export function registerConnectionMetrics(registry: Registry, refusals: ConnectionRefusals): void {
-  const seen = { per_address: 0, max_connections: 0 };
-  const counter = new Counter({
-    name: 'workforce_kit_connections_refused_total',
-    help: 'Connections closed as they arrived, by the cap that refused them (per_address, max_connections).',
-    labelNames: ['limit'] as const,
+export function registerConnectionMetrics(registry: Registry, connections: ConnectionLimit): void {
+  const counted = <Label extends string>(
+    name: string,
+    help: string,
+    labelName: string,
+    labels: readonly Label[],
+    read: (label: Label) => number,
+  ) => {
+    const seen = new Map<Label, number>(labels.map((label) => [label, 0]));
+    const counter = new Counter({
+      name,
+      help,
+      labelNames: [labelName],
+      registers: [registry],
+      collect() {
+        for (const label of labels) {
+          const now = read(label);
+          this.labels(label).inc(now - (seen.get(label) ?? 0));
+          seen.set(label, now);
+        }
+      },
+    });
+    for (const label of labels) counter.labels(label).inc(0);
+  };
+  counted(
+    'workforce_kit_connections_refused_total',
+    'Connections closed as they arrived, by the cap that refused them (per_address, max_connections).',
+    'limit',
+    ['per_address', 'max_connections'] as const,
+    (limit) => connections.refused(limit),
+  );
+  counted(
+    'workforce_kit_connections_reclaimed_total',
+    'Connections closed at MAX_CONNECTIONS to make room for a new one, by their state (idle: between requests; headers: still sending their request headers, of a client over its share).',
+    'state',
+    ['idle', 'headers'] as const,
+    (state) => connections.reclaimed(state),
+  );
+  new Gauge({
+    name: 'workforce_kit_connections_open',
+    help: 'Connections open, by state (headers: sending their request headers; busy: a request under way; idle: between requests).',
+    labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const now = {
-        per_address: refusals.perAddress(),
-        max_connections: refusals.maxConnections(),
-      };
-      for (const limit of ['per_address', 'max_connections'] as const) {
-        this.labels(limit).inc(now[limit] - seen[limit]);
-        seen[limit] = now[limit];
+      for (const [state, count] of Object.entries(connections.open())) {
+        this.labels(state).set(count);
       }
     },
   });
-  counter.labels('per_address').inc(0);
-  counter.labels('max_connections').inc(0);
 }
 
 /**

@@ -23,10 +23,9 @@ import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import type { App } from './app.js';
 import type { ServerConfig } from './config.js';
-import { limitConnectionsPerAddress } from './connection-limit.js';
+import { type ConnectionLimit, limitConnections } from './connection-limit.js';
 import { LogDestination } from './log-destination.js';
 import {
-  type ConnectionRefusals,
   registerConnectionMetrics,
   registerRelayMetrics,
   storeBatchSizeMetric,
@@ -243,55 +242,60 @@ function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): stri
  * The HTTP server the app serves on. Slow clients: headers must all arrive within
  * HEADERS_TIMEOUT_MS, and the whole request shortly after the API's own timeout has answered it
  * (Node then closes the connection); connections are checked every second rather than Node's
- * default 30. At most MAX_CONNECTIONS are served, and at most MAX_CONNECTIONS_PER_ADDRESS of one
- * client: one client's slow connections cannot lock the others out. Refusals are counted, and
- * logged once every 30 s at most.
+ * default 30. At most MAX_CONNECTIONS are served: at the cap, a new connection takes the place of
+ * one idle between requests, else of one still sending its headers from a client holding more
+ * than MAX_INCOMPLETE_HEADERS_PER_ADDRESS of those, else it is refused (see `limitConnections`):
+ * one client's slow connections cannot lock the others out, and a connection busy with a request
+ * is never closed for its address. Refusals and reclaims are counted, and logged once every 30 s
+ * at most.
  */
 function httpServer(
   config: ServerConfig,
   logger: Logger,
-): { readonly server: Server; readonly refusals: ConnectionRefusals } {
+): { readonly server: Server; readonly connections: ConnectionLimit } {
   const options = {
     headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs + 1000),
     requestTimeout: config.requestTimeoutMs + 1000,
     connectionsCheckingInterval: 1000,
   };
   const server = createHttpServer(options);
-  server.maxConnections = config.maxConnections;
   const once = throttled(30_000);
-  let dropped = 0;
-  // Node closes a connection over maxConnections before 'connection': only 'drop' tells.
-  server.on('drop', () => {
-    dropped += 1;
-    once('max', () =>
-      logger.warn(
-        { maxConnections: config.maxConnections },
-        'connections refused: MAX_CONNECTIONS are open',
-      ),
-    );
-  });
-  const perAddress = limitConnectionsPerAddress(server, config.maxConnectionsPerAddress, (client) =>
-    once('per-address', () =>
-      logger.warn(
-        { client, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
-        'connections refused: the client holds MAX_CONNECTIONS_PER_ADDRESS',
-      ),
-    ),
-  );
-  return {
-    server,
-    refusals: {
-      perAddress: () => perAddress.refused,
-      maxConnections: () => dropped,
-    },
+  const settings = {
+    maxConnections: config.maxConnections,
+    maxIncompleteHeadersPerAddress: config.maxIncompleteHeadersPerAddress,
   };
+  const connections = limitConnections(server, {
+    ...settings,
+    onRefused: (refusal, client) =>
+      once(refusal, () =>
+        logger.warn(
+          { client, ...settings },
+          refusal === 'per_address'
+            ? 'connections refused: MAX_CONNECTIONS are open, and the client holds MAX_INCOMPLETE_HEADERS_PER_ADDRESS connections sending their headers'
+            : 'connections refused: MAX_CONNECTIONS are open, none idle nor over its client share of connections sending their headers',
+        ),
+      ),
+    onReclaimed: (state, client) =>
+      once(`reclaimed ${state}`, () =>
+        state === 'idle'
+          ? logger.info(
+              { client, ...settings },
+              'MAX_CONNECTIONS are open: connections idle between requests are closed to make room',
+            )
+          : logger.warn(
+              { client, ...settings },
+              'MAX_CONNECTIONS are open: connections sending their headers are closed to make room, from clients over MAX_INCOMPLETE_HEADERS_PER_ADDRESS',
+            ),
+      ),
+  });
+  return { server, connections };
 }
 
 /** The bound port, and how the app takes its requests once it is built. */
 interface BoundServer {
   readonly server: Server;
-  /** Connections refused by the caps so far. */
-  readonly refusals: ConnectionRefusals;
+  /** The connections' caps, and their counts. */
+  readonly connections: ConnectionLimit;
   /** Hands the requests to the app: those that came before it was built, then all. */
   serve(app: RequestListener): void;
 }
@@ -303,7 +307,7 @@ interface BoundServer {
  * not bound twice and no request goes through anything but the app.
  */
 async function bindPort(config: ServerConfig, logger: Logger): Promise<BoundServer> {
-  const { server, refusals } = httpServer(config, logger);
+  const { server, connections } = httpServer(config, logger);
   const early: [IncomingMessage, ServerResponse][] = [];
   const hold: RequestListener = (req, res) => {
     early.push([req, res]);
@@ -321,7 +325,7 @@ async function bindPort(config: ServerConfig, logger: Logger): Promise<BoundServ
   }
   return {
     server,
-    refusals,
+    connections,
     serve(app) {
       server.off('request', hold);
       server.on('request', app);
@@ -422,7 +426,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const seed = await readSeed(config.seedFile);
   // The port first: a port in use opens nothing (no store, no lock).
-  const { server, refusals, serve } = await bindPort(config, logger);
+  const { server, connections, serve } = await bindPort(config, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -489,7 +493,7 @@ export async function startServer(
   }
   store.open(opened);
   const { registry, tracing } = app;
-  if (registry !== undefined) registerConnectionMetrics(registry, refusals);
+  if (registry !== undefined) registerConnectionMetrics(registry, connections);
   if (registry !== undefined && batchSizes !== undefined && config.store.kind !== 'memory') {
     registry.registerMetric(batchSizes);
   }

@@ -23,11 +23,12 @@ describe('loadConfig', () => {
       requestTimeoutMs: 10_000,
       headersTimeoutMs: 10_000,
       maxConnections: 1_000,
-      maxConnectionsPerAddress: 64,
+      maxIncompleteHeadersPerAddress: 64,
       webhooks: undefined,
       metrics: true,
       tracing: undefined,
       logLevel: 'info',
+      warnings: [],
     });
   });
 
@@ -174,7 +175,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX_KEYS: '300',
       HEADERS_TIMEOUT_MS: '1500',
       MAX_CONNECTIONS: '64',
-      MAX_CONNECTIONS_PER_ADDRESS: '8',
+      MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '8',
       LOG_LEVEL: 'debug',
     })._unsafeUnwrap();
     expect(config).toMatchObject({
@@ -194,31 +195,57 @@ describe('loadConfig', () => {
       rateLimitMaxKeys: 300,
       headersTimeoutMs: 1500,
       maxConnections: 64,
-      maxConnectionsPerAddress: 8,
+      maxIncompleteHeadersPerAddress: 8,
       logLevel: 'debug',
+      warnings: [],
     });
   });
 
-  it('caps the connections of an address at 64, and never above MAX_CONNECTIONS', () => {
+  it('keeps 64 connections sending their headers of an address, and never more than MAX_CONNECTIONS', () => {
     const perAddress = (env: Record<string, string>) =>
-      loadConfig(env).map((config) => config.maxConnectionsPerAddress);
+      loadConfig(env).map((config) => config.maxIncompleteHeadersPerAddress);
     expect(perAddress({ MAX_CONNECTIONS: '5000' })._unsafeUnwrap()).toBe(64);
     // A small server set with MAX_CONNECTIONS alone starts: its cap is the address's too.
     expect(perAddress({ MAX_CONNECTIONS: '20' })._unsafeUnwrap()).toBe(20);
     expect(
-      perAddress({ MAX_CONNECTIONS: '500', MAX_CONNECTIONS_PER_ADDRESS: '500' })._unsafeUnwrap(),
+      perAddress({
+        MAX_CONNECTIONS: '500',
+        MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '500',
+      })._unsafeUnwrap(),
     ).toBe(500);
-    expect(perAddress({ MAX_CONNECTIONS_PER_ADDRESS: '1001' })._unsafeUnwrapErr().messages).toEqual(
+    expect(
+      perAddress({ MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '1001' })._unsafeUnwrapErr().messages,
+    ).toEqual([
+      'MAX_INCOMPLETE_HEADERS_PER_ADDRESS (1001) must not exceed MAX_CONNECTIONS (1000): no client can have more connections sending their headers than the server serves. Lower it, or unset it',
+    ]);
+  });
+
+  it('reads MAX_CONNECTIONS_PER_ADDRESS, its old name, as MAX_INCOMPLETE_HEADERS_PER_ADDRESS, with a warning', () => {
+    const config = loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '1000' })._unsafeUnwrap();
+    expect(config.maxIncompleteHeadersPerAddress).toBe(1000);
+    expect(config.warnings).toEqual([
+      'MAX_CONNECTIONS_PER_ADDRESS is read as MAX_INCOMPLETE_HEADERS_PER_ADDRESS=1000: it no longer caps every connection of an address (a reverse proxy’s busy and idle connections are never refused for their address), only those whose request headers have not all arrived, while the server is full. Rename it; unset, the default (64) suits a server behind a proxy too',
+    ]);
+    expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '1001' })._unsafeUnwrapErr().messages).toEqual(
       [
-        "MAX_CONNECTIONS_PER_ADDRESS (1001) must not exceed MAX_CONNECTIONS (1000): no client can hold more connections than the server serves. Lower it, or set it to MAX_CONNECTIONS to cap clients at the server's cap only (behind a reverse proxy, whose one address every connection has)",
+        'MAX_CONNECTIONS_PER_ADDRESS (1001) must not exceed MAX_CONNECTIONS (1000): no client can have more connections sending their headers than the server serves. Lower it, or unset it',
       ],
     );
+    expect(
+      loadConfig({
+        MAX_CONNECTIONS_PER_ADDRESS: '8',
+        MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '8',
+      })._unsafeUnwrapErr().messages,
+    ).toEqual([
+      'MAX_CONNECTIONS_PER_ADDRESS is the old name of MAX_INCOMPLETE_HEADERS_PER_ADDRESS: set only MAX_INCOMPLETE_HEADERS_PER_ADDRESS',
+    ]);
   });
 
   it.each([
     [{ HTTP_FRAMEWORK: 'koa' }, 'HTTP_FRAMEWORK'],
     [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
     [{ MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
+    [{ MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '0' }, 'MAX_INCOMPLETE_HEADERS_PER_ADDRESS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ PORT: '80.5' }, 'PORT'],

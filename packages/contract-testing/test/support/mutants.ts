@@ -250,6 +250,28 @@ export const MUTANTS: readonly Mutant[] = [
     },
   },
   {
+    name: 'first-delete-answers-not-deleted',
+    bug: "the first delete of each shift answers deleted: false, every later one is right: a fault that depends on the target's history (the target remembers the shifts across resets of its store)",
+    hooks: {
+      store: (store) => {
+        const answered = new Set<string>();
+        return {
+          ...store,
+          shifts: {
+            ...store.shifts,
+            write: (change) =>
+              store.shifts.write(change).map((stored) => {
+                if (!stored.deleted || answered.has(stored.guid)) return stored;
+                answered.add(stored.guid);
+                const { deletedDate: _dropped, ...rest } = stored;
+                return { ...rest, deleted: false };
+              }),
+          },
+        };
+      },
+    },
+  },
+  {
     name: 'ignores-include-archived',
     bug: 'includeArchived is ignored: an archived restaurant is never found',
     hooks: {
@@ -333,6 +355,86 @@ export const MUTANTS: readonly Mutant[] = [
                   : change,
               ),
             ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'stale-modified-date-on-unarchive',
+    bug: 'unarchive answers (and stores) a stale modifiedDate: the createdDate, months old',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) =>
+            store.employees.write(
+              change.record.deleted
+                ? change
+                : {
+                    ...change,
+                    record: { ...change.record, modifiedDate: change.record.createdDate },
+                  },
+            ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'stale-modified-date-on-delete',
+    bug: 'deleting a shift answers (and stores) its createdDate as the modifiedDate',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        shifts: {
+          ...store.shifts,
+          write: (change) =>
+            store.shifts.write(
+              change.record.deleted
+                ? {
+                    ...change,
+                    record: { ...change.record, modifiedDate: change.record.createdDate },
+                  }
+                : change,
+            ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'stale-deleted-date-on-archive',
+    bug: 'archive records the createdDate as the deletedDate',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) =>
+            store.employees.write(
+              change.record.deleted
+                ? {
+                    ...change,
+                    record: { ...change.record, deletedDate: change.record.createdDate },
+                  }
+                : change,
+            ),
+        },
+      }),
+    },
+  },
+  {
+    name: 'unarchive-drops-wage-overrides',
+    bug: 'unarchive drops the wage overrides the employee had when archived',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          ...store.employees,
+          write: (change) => {
+            if (change.record.deleted) return store.employees.write(change);
+            const { wageOverrides: _dropped, ...record } = change.record;
+            return store.employees.write({ ...change, record });
+          },
         },
       }),
     },

@@ -2,8 +2,6 @@
 // @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
 // a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
 // a wrapper around the store, middleware before the router, a wrapper around the verifier.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createMemoryStore, type MemoryStore } from '@workforce-kit/core';
 import { delegatingStore } from '@workforce-kit/core/testing';
 import {
@@ -15,19 +13,9 @@ import {
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
+import { AUDIENCE, demoSeedJson, ISSUER, SECRET } from './demo-seed.js';
 
-export const DEMO_SEED_FILE = fileURLToPath(
-  new URL('../../../server/seed/demo-seed.json', import.meta.url),
-);
-export const demoSeedJson = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8')) as Record<
-  string,
-  unknown
->;
-
-export const SECRET = 'contract-testing-suite-secret-0123456789abcdef';
-export const ISSUER = 'https://id.example.com/';
-export const AUDIENCE = 'workforce-api';
-export const AUTH = { hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE } as const;
+export { AUDIENCE, AUTH, DEMO_SEED_FILE, demoSeedJson, ISSUER, SECRET } from './demo-seed.js';
 
 export function seedOf(json: unknown): Seed {
   const seed = parseSeed(json, new Date());

