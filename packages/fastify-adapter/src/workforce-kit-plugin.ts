@@ -21,11 +21,11 @@ export type WorkforceKitOptions = ApiOptions;
 
 /** The pipeline's answer, written through Fastify (its `onSend` and `onResponse` hooks run). */
 function send(reply: FastifyReply, answer: ApiAnswer): FastifyReply {
-  const { closed } = answer;
-  if (closed !== undefined) {
+  // (`closed` is called as the answer's method: it may be one.)
+  if (answer.closed !== undefined) {
     const res = reply.raw;
-    if (res.closed) closed(res);
-    else res.once('close', () => closed(res));
+    if (res.closed) answer.closed(res);
+    else res.once('close', () => answer.closed?.(res));
   }
   if (reply.sent) return reply;
   const { headers } = answer;

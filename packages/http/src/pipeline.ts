@@ -82,7 +82,8 @@ export interface ApiAnswer {
   readonly body: string;
   /**
    * For the adapter to call once the response has closed, when the API observes its requests
-   * (metrics, spans, the request log line): `res.once('close', () => answer.closed?.(res))`.
+   * (metrics, spans, the request log line): `res.once('close', () => answer.closed?.(res))`. Call
+   * it as a method of the answer (it may be one).
    */
   readonly closed: ((response: AnsweredResponse) => void) | undefined;
 }
@@ -176,11 +177,35 @@ class Exchange implements Logger {
     readonly request: ApiRequest,
     readonly requestId: string,
     readonly telemetry: RequestTelemetry | undefined,
+    /** The path and query as sent: the log line's (redacted). */
+    readonly sent: string,
     /** The path as sent: every problem's `instance`. */
     readonly instance: string,
-    readonly closed: ApiAnswer['closed'],
     private readonly logger: Logger,
+    /** When it was taken (`performance.now()`), for the log line; `undefined` when none is written. */
+    readonly started: number | undefined,
   ) {}
+
+  /** Whether its end is observed: a log line, metrics or a span. */
+  get observed(): boolean {
+    return this.started !== undefined || this.telemetry !== undefined;
+  }
+
+  /** Its answer's response closed: its telemetry ended, and its log line written. */
+  end(response: AnsweredResponse): void {
+    this.telemetry?.end(response);
+    if (this.started === undefined) return;
+    // The line most requests write, built as one literal (RequestLogger would copy it).
+    const line = {
+      requestId: this.requestId,
+      ...this.telemetry?.logBindings,
+      method: this.request.method,
+      path: redactedUrl(this.sent),
+      status: response.statusCode,
+      ms: Math.round(performance.now() - this.started),
+    };
+    this.logger.info(line, 'request');
+  }
 
   get log(): RequestLogger {
     this.#log ??= new RequestLogger(this.logger, this.requestId, this.telemetry?.logBindings);
@@ -205,6 +230,30 @@ class Exchange implements Logger {
 }
 
 function ignore(): void {}
+
+/**
+ * The answer of a request whose end is observed: `closed` (a method, so that no function is made
+ * per answer) ends its exchange. Adapters call it as `answer.closed?.(response)`.
+ */
+class ObservedAnswer implements ApiAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: string[],
+    readonly body: string,
+    private readonly exchange: Exchange,
+  ) {}
+
+  closed(response: AnsweredResponse): void {
+    this.exchange.end(response);
+  }
+}
+
+/** An answer: observed (its `closed` ends the exchange) when the exchange's end is. */
+function answerOf(exchange: Exchange, status: number, headers: string[], body: string): ApiAnswer {
+  return exchange.observed
+    ? new ObservedAnswer(status, headers, body, exchange)
+    : { status, headers, body, closed: undefined };
+}
 
 /**
  * Makes the pipeline from the API's parts, once.
@@ -313,12 +362,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       problem = problemBody(INTERNAL_ERROR, exchange.requestId, exchange.instance);
     }
     const body = JSON.stringify(problem);
-    return {
-      status: problem.status,
-      headers: headersOf(exchange, limits, PROBLEM_TYPE, body, answered.headers),
-      body,
-      closed: exchange.closed,
-    };
+    const headers = headersOf(exchange, limits, PROBLEM_TYPE, body, answered.headers);
+    return answerOf(exchange, problem.status, headers, body);
   }
 
   /** Every request the API takes: its id, telemetry and log line. */
@@ -327,27 +372,9 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const observed = telemetry?.start(operation, request.method, request.headers, requestId);
     const sent = request.originalUrl ?? request.url;
     const query = sent.indexOf('?');
-    let closed: ApiAnswer['closed'];
-    if (parts.logRequests) {
-      const started = performance.now();
-      closed = (response) => {
-        observed?.end(response);
-        // The line most requests write, built as one literal (RequestLogger would copy it).
-        const line = {
-          requestId,
-          ...observed?.logBindings,
-          method: request.method,
-          path: redactedUrl(sent),
-          status: response.statusCode,
-          ms: Math.round(performance.now() - started),
-        };
-        logger.info(line, 'request');
-      };
-    } else if (observed !== undefined) {
-      closed = (response) => observed.end(response);
-    }
     const instance = query < 0 ? sent : sent.slice(0, query);
-    return new Exchange(request, requestId, observed, instance, closed, logger);
+    const started = parts.logRequests ? performance.now() : undefined;
+    return new Exchange(request, requestId, observed, sent, instance, logger, started);
   }
 
   /**
@@ -473,13 +500,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
     const queryAt = request.url.indexOf('?');
     const query = queryAt < 0 ? NO_QUERY : parseQuery(request.url.slice(queryAt + 1));
-    const check = parts.requestValidators.get(operation.id)?.({
-      params: exchange.params,
-      headers: request.headers,
+    const check = parts.requestValidators.get(operation.id)?.(
+      exchange.params,
+      request.headers,
       query,
-      body: read.value,
-      restaurant: exchange.restaurant,
-    });
+      read.value,
+      exchange.restaurant,
+    );
     if (check === undefined || !check.valid) {
       const problem = validationProblem(check?.invalid ?? []);
       return problemAnswer(exchange, limits, problem, operation);
@@ -515,12 +542,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       exchange.error({ mismatch }, 'the response does not match the spec');
       return problemAnswer(exchange, limits, INTERNAL_ERROR, operation);
     }
-    return {
-      status: 200,
-      headers: okHeadersOf(exchange, result.length),
-      body: result.text,
-      closed: exchange.closed,
-    };
+    return answerOf(exchange, 200, okHeadersOf(exchange, result.length), result.text);
   }
 
   return (request) => {

@@ -92,12 +92,19 @@ const KEY_GET: LRUCache.GetOptions<string, KeyWindow, unknown> = {};
 interface KeyWindow {
   counted: number;
   readonly resetsAt: number;
+  /** Whether the request last counted found no point left (and so was not counted). */
+  spent: boolean;
 }
 
 /** A counter that answers at once, in this process's memory. */
 export interface MemoryWindowCounter {
   /** Counts a request of `key`: the count after it, and whether the window had no point left. */
   consume(key: string): WindowDecision;
+  /**
+   * Counts a request of `key` at `now`, as `consume` does, and answers with the key's window as the
+   * counter holds it (read at once; no object made for the answer).
+   */
+  count(key: string, now: number): Readonly<KeyWindow>;
   /** How many keys it holds. */
   readonly size: number;
 }
@@ -112,19 +119,24 @@ export interface MemoryWindowCounter {
 export function memoryWindowCounter(window: RateLimitWindow, maxKeys: number): MemoryWindowCounter {
   const durationMs = window.durationSeconds * 1000;
   const keys = new LRUCache<string, KeyWindow>({ max: maxKeys });
+  const count = (key: string, now: number): KeyWindow => {
+    let held = keys.get(key, KEY_GET);
+    if (held === undefined || held.resetsAt <= now) {
+      held = { counted: 0, resetsAt: now + durationMs, spent: false };
+      keys.set(key, held);
+    }
+    held.spent = held.counted >= window.points;
+    if (!held.spent) held.counted += 1;
+    return held;
+  };
   return {
+    count,
     consume(key) {
       const now = Date.now();
-      let held = keys.get(key, KEY_GET);
-      if (held === undefined || held.resetsAt <= now) {
-        held = { counted: 0, resetsAt: now + durationMs };
-        keys.set(key, held);
-      }
-      const spent = held.counted >= window.points;
-      if (!spent) held.counted += 1;
+      const held = count(key, now);
       return {
         count: { remainingPoints: window.points - held.counted, msBeforeNext: held.resetsAt - now },
-        spent,
+        spent: held.spent,
       };
     },
     get size() {
@@ -241,16 +253,36 @@ export function createRateLimiter(
     const counted = windows.map((window) => ({
       window,
       counter: memoryWindowCounter(window, maxKeys),
+      limit: String(window.points),
     }));
+    // Read from the counters' own windows: a request that is let through makes its headers and
+    // its decision, and nothing else.
     return {
       check(key) {
-        let tightest: Counted | undefined;
-        for (const { window, counter } of counted) {
-          const { count, spent } = counter.consume(key);
-          if (spent) return refused(window, count);
-          tightest = tighter(tightest, { window, count });
+        const now = Date.now();
+        let limit = '';
+        let remaining = Number.POSITIVE_INFINITY;
+        let resetsAt = 0;
+        for (const { window, counter, limit: points } of counted) {
+          const held = counter.count(key, now);
+          const left = window.points - held.counted;
+          if (held.spent) {
+            return refused(window, { remainingPoints: left, msBeforeNext: held.resetsAt - now });
+          }
+          if (left < remaining) {
+            limit = points;
+            remaining = left;
+            resetsAt = held.resetsAt;
+          }
         }
-        return allowed(tightest);
+        return {
+          headers: {
+            'RateLimit-Limit': limit,
+            'RateLimit-Remaining': String(remaining),
+            'RateLimit-Reset': String(seconds(resetsAt - now)),
+          },
+          refused: undefined,
+        };
       },
     };
   }

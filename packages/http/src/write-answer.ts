@@ -24,10 +24,10 @@ export function writeAnswer(res: ServerResponse, answering: Answering): void {
 }
 
 function write(res: ServerResponse, answer: ApiAnswer): void {
-  const { closed } = answer;
-  if (closed !== undefined) {
-    if (res.closed) closed(res);
-    else res.once('close', () => closed(res));
+  // (`closed` is called as the answer's method: it may be one.)
+  if (answer.closed !== undefined) {
+    if (res.closed) answer.closed(res);
+    else res.once('close', () => answer.closed?.(res));
   }
   if (res.headersSent) return;
   res.writeHead(answer.status, answer.headers);
