@@ -10,7 +10,7 @@
 // measured; ratios against bare Express of the same run; the issue's targets checked. Results:
 // stdout tables and .bench-results/http.json.
 
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -291,6 +291,7 @@ const stores = summariseStores(storeRuns, labels, {
 });
 const storeTargets = checkStoreTargets(stores);
 if (stores.length > 1) printStores(stores, storeTargets, CONNECTIONS);
+const inProcess = await allocationReport();
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });
 await writeFile(
   new URL('../.bench-results/http.json', import.meta.url),
@@ -309,8 +310,42 @@ await writeFile(
       storeTargets,
       runs,
       storeRuns,
+      inProcess,
     },
     null,
     2,
   )}\n`,
 );
+
+/**
+ * The in-process figures of `tsx alloc.ts`, which `pnpm bench` runs first (.bench-results/
+ * alloc.json, when written in the last hour): printed again beside the HTTP tables, and kept in
+ * http.json.
+ */
+async function allocationReport(): Promise<unknown> {
+  let report: {
+    date: string;
+    results: { scenario: string; bytesPerRequest: number; cpuMicrosecondsPerRequest: number }[];
+    budgets: Record<string, number>;
+  };
+  try {
+    report = JSON.parse(
+      await readFile(new URL('../.bench-results/alloc.json', import.meta.url), 'utf8'),
+    );
+  } catch {
+    return undefined;
+  }
+  if (Date.now() - Date.parse(report.date) > 3_600_000) return undefined;
+  console.log('\n### In process (api.handle, the reference server’s options, memory store)\n');
+  console.log('| request | bytes allocated | budget | CPU µs |');
+  console.log('|---|---:|---:|---:|');
+  for (const { scenario, bytesPerRequest, cpuMicrosecondsPerRequest } of report.results) {
+    const budget = report.budgets[scenario];
+    const verdict =
+      budget === undefined ? '–' : `${budget} (${bytesPerRequest <= budget ? 'met' : 'NOT met'})`;
+    console.log(
+      `| ${scenario} | ${Math.round(bytesPerRequest)} | ${verdict} | ${cpuMicrosecondsPerRequest.toFixed(1)} |`,
+    );
+  }
+  return report;
+}
