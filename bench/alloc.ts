@@ -235,7 +235,10 @@ interface Figures {
   readonly cpuMicrosecondsPerRequest: number;
 }
 const results: Figures[] = [];
+/** `ALLOC_SCENARIOS=cycle`, say: only those (to profile one). */
+const picked = process.env.ALLOC_SCENARIOS?.split(',');
 for (const scenario of scenarios) {
+  if (picked !== undefined && !picked.includes(scenario.name)) continue;
   await runRequests(scenario, WARMUP_REQUESTS);
   const bytes = await bytesPerRequest(scenario);
   const cpu = await cpuPerRequest(scenario);

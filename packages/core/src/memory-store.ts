@@ -29,37 +29,43 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * The objects and arrays memory stores made (frozen copies): a part of a record given to a store
- * that is one of these cannot be changed by anyone, and is kept as it is rather than copied (a
- * state machine carries the job references and the rest of the record it read into the next).
- */
-const frozenByStore = new WeakSet<object>();
-
-/**
  * A frozen deep copy of plain data (records and events are plain objects, arrays and primitives):
  * the store keeps its own copy of what it is given, which neither the caller's later changes nor
- * a caller of `find` can alter, and the caller's objects stay as they were. A part a store froze
- * before is kept as it is.
+ * a caller of `find` can alter, and the caller's objects stay as they were. A part that is deeply
+ * frozen already (one a state machine carried over from the record it read) cannot be changed by
+ * anyone, and is kept as it is rather than copied.
  */
 function frozenCopy<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || frozenByStore.has(value)) return value;
-  let copy: object;
-  if (Array.isArray(value)) {
-    copy = value.map(frozenCopy);
-  } else {
-    const fields: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      const item = frozenCopy((value as Record<string, unknown>)[key]);
-      // An own `__proto__` key (JSON.parse makes one) is data, not the copy's prototype.
-      if (key === '__proto__')
-        Object.defineProperty(fields, key, { value: item, enumerable: true });
-      else fields[key] = item;
-    }
-    copy = fields;
+  if (value === null || typeof value !== 'object' || isDeeplyFrozen(value)) return value;
+  return frozenInPlace((Array.isArray(value) ? [...value] : { ...value }) as T & object);
+}
+
+/**
+ * Freezes an object the store has just made (a spread copy: the data properties of the original,
+ * an own `__proto__` key included, as data), with a frozen copy of each part that is not deeply
+ * frozen already.
+ */
+function frozenInPlace<T extends object>(fresh: T): T {
+  const fields = fresh as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const item = fields[key];
+    if (item === null || typeof item !== 'object' || isDeeplyFrozen(item)) continue;
+    const copy = frozenCopy(item);
+    // An own `__proto__` key (JSON.parse makes one) is data, not the object's prototype.
+    if (key === '__proto__') Object.defineProperty(fields, key, { value: copy, enumerable: true });
+    else fields[key] = copy;
   }
-  Object.freeze(copy);
-  frozenByStore.add(copy);
-  return copy as T;
+  return Object.freeze(fresh);
+}
+
+/** Whether nothing in a value can change: it is frozen, and so is every object in it. */
+function isDeeplyFrozen(value: object): boolean {
+  if (!Object.isFrozen(value)) return false;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && !isDeeplyFrozen(item)) return false;
+  }
+  return true;
 }
 
 const NOT_FOUND = ok(null);
@@ -182,7 +188,7 @@ export function createMemoryStore(
       return err(versionConflict(record.guid, expectedVersion));
     }
     if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
-    const stored = frozenCopy({ ...record, version: expectedVersion + 1 });
+    const stored = frozenInPlace({ ...record, version: expectedVersion + 1 });
     table.put(stored);
     for (const event of change.events) events.push(frozenCopy(event));
     // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
