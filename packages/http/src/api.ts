@@ -1,5 +1,11 @@
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
+import {
+  type Clock,
+  type IdSource,
+  isThenable,
+  type RecordedEvent,
+  type WorkforceStore,
+} from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
@@ -183,14 +189,26 @@ export function createApi(options: ApiOptions): Api {
       metrics !== undefined || tracing ? createTelemetry(operations, metrics, tracing) : undefined,
     emit(events, log) {
       if (onEvent === undefined) return;
-      for (const event of events) {
-        Promise.resolve()
-          .then(() => onEvent(event))
-          .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
-      }
+      // After the answer, in a microtask each; a failure (thrown or rejected) is logged.
+      for (const event of events) queueMicrotask(() => handOn(onEvent, event, log));
     },
   });
   return { handle, operations, prefixes, logger };
+}
+
+/** Calls `onEvent` with an event; logs its failure, thrown or rejected. */
+function handOn(
+  onEvent: (event: RecordedEvent) => void | Promise<void>,
+  event: RecordedEvent,
+  log: Logger,
+): void {
+  const failed = (error: unknown) => log.error({ err: error, event }, 'onEvent failed');
+  try {
+    const handled = onEvent(event);
+    if (isThenable(handled)) handled.then(undefined, failed);
+  } catch (error) {
+    failed(error);
+  }
 }
 
 /** Counts each refusal by the window that refused. */
