@@ -7,9 +7,18 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * The packages' test projects (vitest's names). Left out whole: `postgres`, whose global setup
- * starts a PostgreSQL server, and the three adapters, whose tests answer real HTTP requests.
+ * starts a PostgreSQL server, and the Express, Fastify and node:http adapters, whose tests answer
+ * real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out).
  */
-const PROJECTS = ['core', 'seed-file', 'types', 'http', 'contract-testing', 'server'];
+const PROJECTS = [
+  'core',
+  'seed-file',
+  'types',
+  'http',
+  'fetch-adapter',
+  'contract-testing',
+  'server',
+];
 
 /** Files of those projects (paths from the package's folder) that serve HTTP or start processes. */
 const NEEDS_SERVERS = [
