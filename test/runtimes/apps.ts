@@ -21,12 +21,15 @@ const script = fileURLToPath(new URL('serve-apps.ts', import.meta.url));
 
 export type RuntimeName = 'bun' | 'deno';
 
-/** The runtime's command line for serve-apps.ts: the packages' sources, as the suites read them. */
-function commandOf(name: RuntimeName): [string, string[]] {
+/**
+ * The runtime's command line to run `file` over the packages' sources, as the suites read them:
+ * the binary its npm package ships, and its arguments.
+ */
+export function commandOf(name: RuntimeName, file: string = script): [string, string[]] {
   if (name === 'bun') {
     return [
       join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'),
-      ['--conditions=@workforce-kit/source', script],
+      ['--conditions=@workforce-kit/source', file],
     ];
   }
   // The deno package's own lookup of its platform's binary (an optional dependency of it).
@@ -44,10 +47,13 @@ function commandOf(name: RuntimeName): [string, string[]] {
       '--allow-read',
       '--allow-env',
       '--allow-sys',
-      script,
+      file,
     ],
   ];
 }
+
+/** The environment of a runtime's process: no update check, no telemetry (no network here). */
+export const RUNTIME_ENV = { ...process.env, DENO_NO_UPDATE_CHECK: '1', DO_NOT_TRACK: '1' };
 
 /** The runtime and its version (`bun 1.4.5`), as the suite names it. */
 export function versionOf(name: RuntimeName): string {
@@ -85,8 +91,7 @@ export function runtimeApps(name: RuntimeName): RuntimeApps {
     const process_ = track(
       spawn(command, args, {
         cwd: testDir,
-        // No update check, no telemetry: the tests reach no network.
-        env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', DO_NOT_TRACK: '1' },
+        env: RUNTIME_ENV,
       }),
     );
     child = process_;
