@@ -2,7 +2,11 @@
 // over this table. Each serves the API of the options at the root of a new app of its framework:
 // over real HTTP on a free port of 127.0.0.1 (`serve`), or as a `node:http` request listener for
 // a caller that serves it itself, as the contract kit does (`handler`). The fetch adapter is
-// served by Hono on @hono/node-server, mounted as docs/embedding.md shows.
+// served by Hono on @hono/node-server, mounted as docs/embedding.md shows, on the web Request
+// alone (its headers, its body stream; the address through getClientAddress): the path every
+// host takes. With `nodeRequest` (the guide's advice on @hono/node-server), the head and body are
+// Node's request's, as the node adapter reads them: the reference server's HTTP_FRAMEWORK=hono,
+// which its own suites run.
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiOptions } from '@workforce-kit/http';
 import { type ApiAnswer, createApi, isThenable } from '@workforce-kit/http/adapter';
 
@@ -26,6 +26,17 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
    * @default none: the requests that name no restaurant share one count
    */
   readonly getClientAddress?: (request: Request, context: Context) => string | undefined;
+  /**
+   * Node's request under the web one, for a host that runs on Node's HTTP server and passes it
+   * beside the request: `@hono/node-server` does, `(_request, env: HttpBindings) => env.incoming`.
+   * The API then reads the request's headers and body from it, as the node:http adapter does,
+   * rather than have the host make the `Request`'s headers and body stream (which
+   * `@hono/node-server` makes only when asked: for a PUT, about as much work as the rest of the
+   * request), and the client's address, unless `getClientAddress` says otherwise, is its
+   * socket's. The rules are the same either way; only the work differs.
+   * @default none: the `Request`'s own headers and body
+   */
+  readonly nodeRequest?: (request: Request, context: Context) => IncomingMessage | undefined;
   /**
    * The path the API is served under, for a host that hands it requests with their full path (a
    * Next.js route handler in `app/api/[...path]/route.ts`, a Hono app's `basePath`): `'/api'`
@@ -119,7 +130,7 @@ export function createFetchHandler<Context = unknown>(
   options: FetchHandlerOptions<Context>,
 ): FetchHandler<Context> {
   const api = createApi(options);
-  const { getClientAddress } = options;
+  const { getClientAddress, nodeRequest } = options;
   const basePath = basePathOf(options.basePath);
   const handler = (request: Request, context: Context): Promise<Response | undefined> => {
     // The path and query as sent: the URL after its origin (the web's URLs are absolute).
@@ -135,13 +146,17 @@ export function createFetchHandler<Context = unknown>(
       else if (path[0] !== '/') return NOT_THE_API;
     }
     const { method } = request;
+    const node = nodeRequest?.(request, context);
     const answering = api.handle({
       method,
       url: path,
       originalUrl: sent,
-      headers: headersOf(request.headers),
-      address: getClientAddress?.(request, context),
-      body: request,
+      headers: node === undefined ? headersOf(request.headers) : node.headers,
+      address:
+        getClientAddress === undefined
+          ? node?.socket.remoteAddress
+          : getClientAddress(request, context),
+      body: node ?? request,
     });
     if (answering === undefined) return NOT_THE_API;
     const respond = method === 'HEAD' ? responseOfHead : responseOfGet;

@@ -41,7 +41,7 @@ async function expectProblem(
 }
 
 /** A PUT of an unarchive with `body` and these headers besides the client's and JSON's. */
-function unarchive(body: BodyInit | null, headers: Record<string, string> = {}): Request {
+function unarchive(body: RequestInit['body'], headers: Record<string, string> = {}): Request {
   return new Request(`${ORIGIN}${unarchivePath}`, {
     method: 'PUT',
     headers: { ...client, 'content-type': 'application/json', ...headers },

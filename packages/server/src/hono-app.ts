@@ -69,7 +69,7 @@ const problem = (c: Context<HonoEnv>, occurrence: ProblemOccurrence) =>
 
 /**
  * The reference server's app on Hono, served by `@hono/node-server`: the API through the fetch
- * adapter (`createFetchHandler`, the client's address from Node's socket; its answers carry the
+ * adapter (`createFetchHandler`, reading Node's request under the web one; its answers carry the
  * security headers through its `responseHeaders`), then the host routes as Hono routes (a GET
  * route answers HEAD, as Hono does; an `ALL` route the methods the routes before it do not take),
  * a 404 and a 500 as problem details with the security headers and a request id. While the store
@@ -77,9 +77,11 @@ const problem = (c: Context<HonoEnv>, occurrence: ProblemOccurrence) =>
  * open, requests go straight to the app.
  */
 export function honoApp(parts: AppParts): RequestListener {
+  // The API reads the head and body from Node's request (and the address from its socket), so
+  // that @hono/node-server never makes the web Request's headers and body stream for it.
   const api = createFetchHandler({
     ...parts.api,
-    getClientAddress: (_request, env: HttpBindings) => env.incoming.socket.remoteAddress,
+    nodeRequest: (_request, env: HttpBindings) => env.incoming,
   });
   const app = new Hono<HonoEnv>();
   app.use(async (c, next) => (await api(c.req.raw, c.env)) ?? next());
