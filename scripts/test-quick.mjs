@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 /**
  * The packages' test projects (vitest's names). Left out whole: `postgres`, whose global setup
  * starts a PostgreSQL server, and the Express, Fastify and node:http adapters, whose tests answer
- * real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out).
+ * real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out), but
+ * one file.
  */
 const PROJECTS = [
   'core',
@@ -24,6 +25,8 @@ const PROJECTS = [
 const NEEDS_SERVERS = [
   // http: a JWKS server on a loopback port
   'test/jwt-verifier.test.ts',
+  // fetch-adapter: Hono on @hono/node-server
+  'test/hono-node-server.test.ts',
   // contract-testing: the kit against servers, and its CLI as a process
   'test/cli-exit-codes.test.ts',
   'test/cli-reference-server.test.ts',
