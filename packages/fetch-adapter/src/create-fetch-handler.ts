@@ -29,7 +29,8 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
   /**
    * Node's request under the web one, for a host that runs on Node's HTTP server and passes it
    * beside the request: `@hono/node-server` does, `(_request, env: HttpBindings) => env.incoming`.
-   * The API then reads the request's headers and body from it, as the node:http adapter does,
+   * The API then reads the request's target, headers and body from it, as the node:http adapter
+   * does (the path as sent, where a web URL has its dot segments removed),
    * rather than have the host make the `Request`'s headers and body stream (which
    * `@hono/node-server` makes only when asked: for a PUT, about as much work as the rest of the
    * request), and the client's address, unless `getClientAddress` says otherwise, is its
@@ -133,11 +134,18 @@ export function createFetchHandler<Context = unknown>(
   const { getClientAddress, nodeRequest } = options;
   const basePath = basePathOf(options.basePath);
   const handler = (request: Request, context: Context): Promise<Response | undefined> => {
-    // The path and query as sent: the URL after its origin (the web's URLs are absolute).
-    const { url } = request;
-    const start = url.indexOf('/', url.indexOf('//') + 2);
-    const hash = url.indexOf('#', start);
-    const sent = start < 0 ? '/' : hash < 0 ? url.slice(start) : url.slice(start, hash);
+    const node = nodeRequest?.(request, context);
+    // The path and query as sent: Node's request target, or the web URL after its origin (the
+    // web's URLs are absolute, and their parser has removed any dot segment).
+    let sent: string;
+    if (node?.url !== undefined) {
+      sent = node.url;
+    } else {
+      const { url } = request;
+      const start = url.indexOf('/', url.indexOf('//') + 2);
+      const hash = url.indexOf('#', start);
+      sent = start < 0 ? '/' : hash < 0 ? url.slice(start) : url.slice(start, hash);
+    }
     let path = sent;
     if (basePath !== '') {
       if (!sent.startsWith(basePath)) return NOT_THE_API;
@@ -146,7 +154,6 @@ export function createFetchHandler<Context = unknown>(
       else if (path[0] !== '/') return NOT_THE_API;
     }
     const { method } = request;
-    const node = nodeRequest?.(request, context);
     const answering = api.handle({
       method,
       url: path,
