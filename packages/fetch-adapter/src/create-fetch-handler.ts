@@ -17,8 +17,8 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
    *
    * - `@hono/node-server`: `(_request, env: HttpBindings) => env.incoming.socket.remoteAddress`
    *   (the handler called with `c.env`);
-   * - Bun: `(request, server: Bun.Server) => server.requestIP(request)?.address`;
-   * - Deno: `(_request, info: Deno.ServeHandlerInfo) => info.remoteAddr.hostname`.
+   * - Bun: `(request, server: Bun.Server<undefined>) => server.requestIP(request)?.address`;
+   * - Deno: `(_request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => info.remoteAddr.hostname`.
    *
    * Without it, every such request counts under one key, `ip:unknown`: those requests share one
    * budget of the per-address limits (the per-restaurant limits, which count nearly every request,
@@ -29,12 +29,12 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
   /**
    * Node's request under the web one, for a host that runs on Node's HTTP server and passes it
    * beside the request: `@hono/node-server` does, `(_request, env: HttpBindings) => env.incoming`.
-   * The API then reads the request's target, headers and body from it, as the node:http adapter
-   * does (the path as sent, where a web URL has its dot segments removed),
-   * rather than have the host make the `Request`'s headers and body stream (which
-   * `@hono/node-server` makes only when asked: for a PUT, about as much work as the rest of the
-   * request), and the client's address, unless `getClientAddress` says otherwise, is its
-   * socket's. The rules are the same either way; only the work differs.
+   * The API then reads the request's target (the path as sent: a web URL has its dot segments
+   * removed), headers and body from it, as the node:http adapter does, rather than have the host
+   * make the `Request`'s headers and body stream, which `@hono/node-server` makes only when asked
+   * (for a PUT, about as much work as the rest of the request); and the client's address, unless
+   * `getClientAddress` says otherwise, is its socket's. The rules are the same either way; only
+   * the work differs.
    * @default none: the `Request`'s own headers and body
    */
   readonly nodeRequest?: (request: Request, context: Context) => IncomingMessage | undefined;
@@ -51,7 +51,8 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
 /**
  * The handler of {@link createFetchHandler}: the API's `Response` to a web `Request`, or
  * `undefined` when the request's path is not the API's (for the host to answer: its own routes, or
- * its 404). It never rejects: an unexpected failure is a logged 500 problem.
+ * its 404). Whatever the client sends, it resolves: an unexpected failure is a logged 500 problem
+ * (it rejects only when an option's function of the host throws).
  *
  * `context` is what the host passes beside the request, handed to `getClientAddress`; it may be
  * left out when that option is not given.
@@ -134,6 +135,15 @@ export function createFetchHandler<Context = unknown>(
   const { getClientAddress, nodeRequest } = options;
   const basePath = basePathOf(options.basePath);
   const handler = (request: Request, context: Context): Promise<Response | undefined> => {
+    try {
+      return handle(request, context);
+    } catch (error) {
+      // A function of the host's options that threw: a rejection, as a fetch handler's caller
+      // expects of a promise, not a throw.
+      return Promise.reject(error);
+    }
+  };
+  const handle = (request: Request, context: Context): Promise<Response | undefined> => {
     const node = nodeRequest?.(request, context);
     // The path and query as sent: Node's request target, or the web URL after its origin (the
     // web's URLs are absolute, and their parser has removed any dot segment).

@@ -253,6 +253,20 @@ describe("the client's address", () => {
     ]);
   });
 
+  it('rejects, rather than throws, when getClientAddress throws', async () => {
+    const handler = createFetchHandler({
+      ...testApiOptions(world.seed),
+      getClientAddress: () => {
+        throw new Error('no address here');
+      },
+    });
+    let answer: Promise<unknown> | undefined;
+    expect(() => {
+      answer = handler(anonymous());
+    }).not.toThrow();
+    await expect(answer).rejects.toThrow('no address here');
+  });
+
   it('without getClientAddress, is one count for every request that names no restaurant', async () => {
     const handler = createFetchHandler(testApiOptions(world.seed, limits));
     await expectProblem(await handler(anonymous()), 400, 'VALIDATION_FAILED');
