@@ -1,8 +1,9 @@
 // `pnpm bench`: the peer bench of issue 20. GET of a restaurant, and an archive/unarchive cycle,
 // each with an HS256 JWT, against every row of http-rows.ts: the hand-written peers (bare
 // Express, node:http and Fastify; Fastify by hand with its schemas and jose; openapi-backend;
-// express-openapi-validator) and workforce-kit's reference server as users run it (its bin, its
-// defaults, memory store) on Express (with and without metrics), Fastify and node:http, and on
+// express-openapi-validator; bare Hono and bare Bun.serve) and workforce-kit's reference server as
+// users run it (its bin, its defaults, memory store) on Express (with and without metrics),
+// Fastify, node:http and Hono (the fetch adapter), the fetch adapter on Bun.serve, and on
 // PGlite (and a PostgreSQL server, BENCH_STORES). Method: the server under test on core 0
 // (taskset), this process (autocannon, BENCH_CONNECTIONS connections) on core 1; every server
 // measured twice, the second pass in the reverse order of the first (a drift of the machine's
@@ -19,6 +20,8 @@ import autocannon, { type Request as CannonRequest } from 'autocannon';
 import { benchSeed, benchToken, EMPLOYEES, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 import {
   checkTargets,
+  type HostRatio,
+  hostRatios,
   printScenario,
   type Run,
   type Summary,
@@ -274,15 +277,18 @@ try {
 const labels = new Map(ROWS.map((row) => [row.id, row.label]));
 const summary: Summary[] = [];
 const targets: TargetResult[] = [];
+const ratios: HostRatio[] = [];
 console.log(
   `\n${CONNECTIONS} connections; every server twice (the second pass in reverse order), ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up; means of the two runs; × bare Express of this run; ${pinned ? 'server on core 0, load generator on core 1' : 'no CPU pinning (taskset missing or one core)'}. The workforce-kit rows are the bin with its defaults (LOG_LEVEL=info: a log line per request, to a file); the peers log nothing.`,
 );
 for (const scenario of SCENARIOS) {
   const rows = summarise(scenario.name, runs, labels);
   const met = checkTargets(scenario.name, rows);
+  const beside = hostRatios(scenario.name, rows);
   summary.push(...rows);
   targets.push(...met);
-  printScenario(scenario.title, rows, met);
+  ratios.push(...beside);
+  printScenario(scenario.title, rows, met, beside);
 }
 const stores = summariseStores(storeRuns, labels, {
   get: 'GET',
@@ -306,6 +312,7 @@ await writeFile(
       },
       summary,
       targets,
+      ratios,
       stores,
       storeTargets,
       runs,

@@ -142,10 +142,39 @@ export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]
   return results;
 }
 
+/** An adapter's row over its host's bare row, in the same run: what the API costs on that host. */
+export interface HostRatio {
+  readonly scenario: string;
+  readonly row: RowId;
+  readonly host: RowId;
+  readonly text: string;
+}
+
+/**
+ * The adapters beside their hosts' bare rows, where both were measured: the fetch adapter on Hono
+ * beside bare Hono, on Bun.serve beside bare Bun.serve (and the node:http adapter beside bare
+ * node:http, for comparison): ratios of rates and of server CPU per request.
+ */
+export function hostRatios(scenario: string, rows: readonly Summary[]): HostRatio[] {
+  const row = (id: RowId) => rows.find((summary) => summary.row === id);
+  const pairs: [RowId, RowId, string][] = [
+    ['wk-hono', 'hono-bare', 'the fetch adapter on Hono × bare Hono'],
+    ['wk-bun', 'bun-bare', 'the fetch adapter on Bun.serve × bare Bun.serve'],
+    ['wk-node', 'node-bare', 'the node:http adapter × bare node:http'],
+  ];
+  return pairs.flatMap(([id, hostId, label]) => {
+    const [measured, host] = [row(id), row(hostId)];
+    if (measured === undefined || host === undefined) return [];
+    const text = `${label}: ${(measured.requestsPerSecond / host.requestsPerSecond).toFixed(2)}× (${measured.requestsPerSecond.toFixed(0)} vs ${host.requestsPerSecond.toFixed(0)} req/s); by CPU ${(host.cpuUs / measured.cpuUs).toFixed(2)}× (${measured.cpuUs.toFixed(0)} vs ${host.cpuUs.toFixed(0)} µs/request)`;
+    return [{ scenario, row: id, host: hostId, text }];
+  });
+}
+
 export function printScenario(
   title: string,
   rows: readonly Summary[],
   targets: readonly TargetResult[],
+  ratios: readonly HostRatio[] = [],
 ): void {
   console.log(`\n### ${title}\n`);
   console.log(
@@ -161,4 +190,5 @@ export function printScenario(
   for (const target of targets) {
     console.log(`- ${target.target}: ${target.measured}, ${target.met ? 'met' : 'NOT met'}`);
   }
+  for (const ratio of ratios) console.log(`- ${ratio.text}`);
 }

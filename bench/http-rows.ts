@@ -2,8 +2,12 @@
 // reference server run as users run it (its bin, packages/server/dist/cli.js, with its defaults:
 // security headers, metrics, request ids, rate limits, LOG_LEVEL info), tokens verified as
 // AUTH_MODE=jwt does with an HS256 secret, issuer and audience; its rate limits raised so that the
-// load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database.
-import { join } from 'node:path';
+// load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database. The
+// fetch adapter has two rows: on Hono (@hono/node-server: the reference server's
+// HTTP_FRAMEWORK=hono) beside bare Hono, and on Bun.serve (bun/bun-server.ts, run by Bun, with the
+// reference server's API options) beside bare Bun.serve.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import pg from 'pg';
@@ -17,12 +21,16 @@ export type RowId =
   | 'express-floor'
   | 'fastify-bare'
   | 'fastify-reference'
+  | 'hono-bare'
+  | 'bun-bare'
   | 'openapi-backend'
   | 'express-openapi-validator'
   | 'wk-express'
   | 'wk-express-no-metrics'
   | 'wk-fastify'
   | 'wk-node'
+  | 'wk-hono'
+  | 'wk-bun'
   | 'wk-pglite'
   | 'wk-postgres';
 
@@ -31,6 +39,8 @@ export interface Row {
   readonly label: string;
   /** A peer of bench/server.ts, or the reference server with these settings. */
   readonly peer?: string;
+  /** A row of bun/bun-server.ts, run by Bun. */
+  readonly bun?: 'bun-bare' | 'wk-bun';
   readonly settings?: Readonly<Record<string, string>>;
 }
 
@@ -54,6 +64,19 @@ export function rows(stores: readonly string[]): Row[] {
     },
     { id: 'wk-fastify', label: 'workforce-kit on Fastify', settings: memory('fastify') },
     { id: 'wk-node', label: 'workforce-kit on node:http', settings: memory('node') },
+    { id: 'hono-bare', label: 'Hono bare (@hono/node-server)', peer: 'hono-bare' },
+    {
+      id: 'wk-hono',
+      label: 'workforce-kit on Hono (@hono/node-server, the fetch adapter)',
+      settings: memory('hono'),
+    },
+    { id: 'bun-bare', label: 'Bun.serve bare (Bun 1.4.5)', bun: 'bun-bare' },
+    {
+      id: 'wk-bun',
+      label: "workforce-kit on Bun.serve (the fetch adapter, the reference server's API options)",
+      bun: 'wk-bun',
+      settings: { STORE: 'memory' },
+    },
     {
       id: 'openapi-backend',
       label: 'openapi-backend on node:http (ajv, jose)',
@@ -97,6 +120,12 @@ export function rows(stores: readonly string[]): Row[] {
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+/** The binary bench's `bun` package ships (its postinstall links the platform's). */
+const bun = join(
+  dirname(createRequire(import.meta.url).resolve('bun/package.json')),
+  'bin',
+  'bun.exe',
+);
 const cli = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
 
 /** What the servers inherit: enough to run Node, none of the bench's own settings. */
@@ -180,6 +209,19 @@ export class RowStarter {
     }
     const settings = { ...row.settings };
     let databaseUrl: string | undefined;
+    if (row.bun !== undefined) {
+      return launch({
+        command: bun,
+        args: ['--conditions=@workforce-kit/source', join('bun', 'bun-server.ts'), row.bun],
+        cwd: here,
+        env: { ...baseEnv(), DO_NOT_TRACK: '1', ...this.referenceEnv(), ...settings },
+        logFile,
+        urlIn: (log) => {
+          const port = /\{"port":(\d+)\}/.exec(log)?.[1];
+          return port === undefined ? undefined : `http://127.0.0.1:${port}`;
+        },
+      });
+    }
     if (settings.STORE === 'postgres') {
       // Statements counted per request (pg_stat_statements, loaded at the server's start).
       this.#database ??= startPostgresServer({
@@ -193,24 +235,27 @@ export class RowStarter {
     const server = await launch({
       args: [...nodeArgs, cli],
       cwd: this.work,
-      env: {
-        ...baseEnv(),
-        HOST: '127.0.0.1',
-        PORT: '0',
-        SEED_FILE: this.seedFile,
-        AUTH_MODE: 'jwt',
-        AUTH_HS256_SECRET: BENCH_SECRET,
-        AUTH_ISSUER: BENCH_ISSUER,
-        AUTH_AUDIENCE: BENCH_AUDIENCE,
-        RATE_LIMIT_PER_SECOND: '1000000000',
-        RATE_LIMIT_PER_15_MIN: '1000000000000',
-        ...settings,
-      },
+      env: { ...baseEnv(), ...this.referenceEnv(), ...settings },
       logFile,
       urlIn: (log) => /listening on (http:\/\/\S+)/.exec(log)?.[1],
     });
     await ready(server);
     return databaseUrl === undefined ? server : { ...server, databaseUrl };
+  }
+
+  /** The reference server's settings in the bench: JWT as AUTH_MODE=jwt has it, limits raised. */
+  private referenceEnv(): Record<string, string> {
+    return {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_FILE: this.seedFile,
+      AUTH_MODE: 'jwt',
+      AUTH_HS256_SECRET: BENCH_SECRET,
+      AUTH_ISSUER: BENCH_ISSUER,
+      AUTH_AUDIENCE: BENCH_AUDIENCE,
+      RATE_LIMIT_PER_SECOND: '1000000000',
+      RATE_LIMIT_PER_15_MIN: '1000000000000',
+    };
   }
 
   /** Stops the PostgreSQL server, if one was started (or is starting). */

@@ -22,6 +22,7 @@
 
 export { isThenable } from '@workforce-kit/core';
 export { type Api, createApi } from './api.js';
+export type { UnreadBody, WebBody } from './json-body.js';
 export type { Answering, ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
 export {
   INTERNAL_ERROR,

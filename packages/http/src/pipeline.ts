@@ -18,11 +18,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Readable } from 'node:stream';
 import { type Guid, isThenable, type RecordedEvent } from '@workforce-kit/core';
 import type { AccessTokenVerifier } from './auth/access-token.js';
 import { authorizeRequest, type Permission, RESTAURANT_HEADER } from './auth/authorize.js';
-import { type JsonBody, readJsonBody } from './json-body.js';
+import { type JsonBody, readJsonBody, type UnreadBody } from './json-body.js';
 import type { Logger } from './logger.js';
 import { isJsonMediaType } from './media-type.js';
 import type { OperationResult, OperationRunner } from './operation-runner.js';
@@ -63,11 +62,11 @@ export interface ApiRequest {
   /** The id the host already gave the request (its own request-id middleware), if any. */
   readonly requestId?: string | undefined;
   /**
-   * The body: the request's stream, not yet read (Node's `IncomingMessage`), read only for an
-   * operation that takes one once its head passed; or what a body parser of the host already made
-   * of it.
+   * The body: the request's stream, not yet read (Node's `IncomingMessage`, or a web `Request`,
+   * whose `body` stream is touched only then), read only for an operation that takes one once its
+   * head passed; or what a body parser of the host already made of it.
    */
-  readonly body: Readable | { readonly parsed: unknown };
+  readonly body: UnreadBody | { readonly parsed: unknown };
 }
 
 /** The answer an adapter writes: status, headers, body (JSON text; HEAD's is dropped by Node). */
