@@ -1,8 +1,9 @@
 // `pnpm bench`: the peer bench of issue 20. GET of a restaurant, and an archive/unarchive cycle,
 // each with an HS256 JWT, against every row of http-rows.ts: the hand-written peers (bare
 // Express, node:http and Fastify; Fastify by hand with its schemas and jose; openapi-backend;
-// express-openapi-validator) and workforce-kit's reference server as users run it (its bin, its
-// defaults, memory store) on Express (with and without metrics), Fastify and node:http, and on
+// express-openapi-validator; bare Hono and bare Bun.serve) and workforce-kit's reference server as
+// users run it (its bin, its defaults, memory store) on Express (with and without metrics),
+// Fastify, node:http and Hono (the fetch adapter), the fetch adapter on Bun.serve, and on
 // PGlite (and a PostgreSQL server, BENCH_STORES). Method: the server under test on core 0
 // (taskset), this process (autocannon, BENCH_CONNECTIONS connections) on core 1; every server
 // measured twice, the second pass in the reverse order of the first (a drift of the machine's
@@ -10,7 +11,7 @@
 // measured; ratios against bare Express of the same run; the issue's targets checked. Results:
 // stdout tables and .bench-results/http.json.
 
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -19,13 +20,21 @@ import autocannon, { type Request as CannonRequest } from 'autocannon';
 import { benchSeed, benchToken, EMPLOYEES, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 import {
   checkTargets,
+  type HostRatio,
+  hostRatios,
   printScenario,
   type Run,
   type Summary,
   summarise,
   type TargetResult,
 } from './http-report.js';
-import { rows as allRows, type Row, RowStarter } from './http-rows.js';
+import {
+  rows as allRows,
+  type Row,
+  RowStarter,
+  type StatementCount,
+  statementsRun,
+} from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
@@ -129,6 +138,22 @@ async function batchSizesOf(url: string): Promise<BatchSizes | undefined> {
   return response.ok ? parseBatchSizes(await response.text()) : undefined;
 }
 
+/**
+ * A run's statements per request. Per request sent (`requests.sent`), not answered: those in
+ * flight when the run stops were served, their statements counted.
+ */
+function statementsPer(
+  before: StatementCount,
+  after: StatementCount,
+  result: autocannon.Result,
+): Pick<StoreRun, 'statementsPerRequest' | 'rateLimitStatementsPerRequest'> {
+  const sent = (result.requests as { sent?: number }).sent ?? result.requests.total;
+  return {
+    statementsPerRequest: (after.all - before.all) / sent,
+    rateLimitStatementsPerRequest: (after.rateLimits - before.rateLimits) / sent,
+  };
+}
+
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
   const server = await starter.start(row);
   let failed = false;
@@ -158,10 +183,13 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
         });
       await load(true);
       const before = storeRow ? await batchSizesOf(server.url) : undefined;
+      const { databaseUrl } = server;
+      const statementsBefore =
+        databaseUrl === undefined ? undefined : await statementsRun(databaseUrl);
       const cpuBefore = await cpuMicroseconds(server.pid);
       const result = await load(false);
       const serverCpuUs = ((await cpuMicroseconds(server.pid)) - cpuBefore) / result.requests.total;
-      if (storeRow && scenario.name !== 'GET') {
+      if (storeRow) {
         storeRuns.push({
           scenario: scenario.name,
           row: row.id,
@@ -169,7 +197,11 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
           p50Ms: result.latency.p50,
           p99Ms: result.latency.p99,
           meanMs: result.latency.average,
+          serverCpuUs,
           batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
+          ...(databaseUrl === undefined || statementsBefore === undefined
+            ? {}
+            : statementsPer(statementsBefore, await statementsRun(databaseUrl), result)),
         });
       }
       const run: Run = {
@@ -245,19 +277,27 @@ try {
 const labels = new Map(ROWS.map((row) => [row.id, row.label]));
 const summary: Summary[] = [];
 const targets: TargetResult[] = [];
+const ratios: HostRatio[] = [];
 console.log(
   `\n${CONNECTIONS} connections; every server twice (the second pass in reverse order), ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up; means of the two runs; × bare Express of this run; ${pinned ? 'server on core 0, load generator on core 1' : 'no CPU pinning (taskset missing or one core)'}. The workforce-kit rows are the bin with its defaults (LOG_LEVEL=info: a log line per request, to a file); the peers log nothing.`,
 );
 for (const scenario of SCENARIOS) {
   const rows = summarise(scenario.name, runs, labels);
   const met = checkTargets(scenario.name, rows);
+  const beside = hostRatios(scenario.name, rows);
   summary.push(...rows);
   targets.push(...met);
-  printScenario(scenario.title, rows, met);
+  ratios.push(...beside);
+  printScenario(scenario.title, rows, met, beside);
 }
-const stores = summariseStores(storeRuns, labels, 'cycle', ONE_CONNECTION);
+const stores = summariseStores(storeRuns, labels, {
+  get: 'GET',
+  cycle: 'cycle',
+  oneConnection: ONE_CONNECTION,
+});
 const storeTargets = checkStoreTargets(stores);
 if (stores.length > 1) printStores(stores, storeTargets, CONNECTIONS);
+const inProcess = await allocationReport();
 await mkdir(new URL('../.bench-results/', import.meta.url), { recursive: true });
 await writeFile(
   new URL('../.bench-results/http.json', import.meta.url),
@@ -272,12 +312,47 @@ await writeFile(
       },
       summary,
       targets,
+      ratios,
       stores,
       storeTargets,
       runs,
       storeRuns,
+      inProcess,
     },
     null,
     2,
   )}\n`,
 );
+
+/**
+ * The in-process figures of `tsx alloc.ts`, which `pnpm bench` runs first (.bench-results/
+ * alloc.json, when written in the last hour): printed again beside the HTTP tables, and kept in
+ * http.json.
+ */
+async function allocationReport(): Promise<unknown> {
+  let report: {
+    date: string;
+    results: { scenario: string; bytesPerRequest: number; cpuMicrosecondsPerRequest: number }[];
+    budgets: Record<string, number>;
+  };
+  try {
+    report = JSON.parse(
+      await readFile(new URL('../.bench-results/alloc.json', import.meta.url), 'utf8'),
+    );
+  } catch {
+    return undefined;
+  }
+  if (Date.now() - Date.parse(report.date) > 3_600_000) return undefined;
+  console.log('\n### In process (api.handle, the reference server’s options, memory store)\n');
+  console.log('| request | bytes allocated | budget | CPU µs |');
+  console.log('|---|---:|---:|---:|');
+  for (const { scenario, bytesPerRequest, cpuMicrosecondsPerRequest } of report.results) {
+    const budget = report.budgets[scenario];
+    const verdict =
+      budget === undefined ? '–' : `${budget} (${bytesPerRequest <= budget ? 'met' : 'NOT met'})`;
+    console.log(
+      `| ${scenario} | ${Math.round(bytesPerRequest)} | ${verdict} | ${cpuMicrosecondsPerRequest.toFixed(1)} |`,
+    );
+  }
+  return report;
+}

@@ -2,10 +2,15 @@
 // reference server run as users run it (its bin, packages/server/dist/cli.js, with its defaults:
 // security headers, metrics, request ids, rate limits, LOG_LEVEL info), tokens verified as
 // AUTH_MODE=jwt does with an HS256 secret, issuer and audience; its rate limits raised so that the
-// load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database.
-import { join } from 'node:path';
+// load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database. The
+// fetch adapter has two rows: on Hono (@hono/node-server: the reference server's
+// HTTP_FRAMEWORK=hono) beside bare Hono, and on Bun.serve (bun/bun-server.ts, run by Bun, with the
+// reference server's API options) beside bare Bun.serve.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import pg from 'pg';
 import { BENCH_AUDIENCE, BENCH_ISSUER, BENCH_SECRET } from './fixtures.js';
 import { type Launched, launch } from './processes.js';
 
@@ -16,12 +21,16 @@ export type RowId =
   | 'express-floor'
   | 'fastify-bare'
   | 'fastify-reference'
+  | 'hono-bare'
+  | 'bun-bare'
   | 'openapi-backend'
   | 'express-openapi-validator'
   | 'wk-express'
   | 'wk-express-no-metrics'
   | 'wk-fastify'
   | 'wk-node'
+  | 'wk-hono'
+  | 'wk-bun'
   | 'wk-pglite'
   | 'wk-postgres';
 
@@ -30,6 +39,8 @@ export interface Row {
   readonly label: string;
   /** A peer of bench/server.ts, or the reference server with these settings. */
   readonly peer?: string;
+  /** A row of bun/bun-server.ts, run by Bun. */
+  readonly bun?: 'bun-bare' | 'wk-bun';
   readonly settings?: Readonly<Record<string, string>>;
 }
 
@@ -53,6 +64,19 @@ export function rows(stores: readonly string[]): Row[] {
     },
     { id: 'wk-fastify', label: 'workforce-kit on Fastify', settings: memory('fastify') },
     { id: 'wk-node', label: 'workforce-kit on node:http', settings: memory('node') },
+    { id: 'hono-bare', label: 'Hono bare (@hono/node-server)', peer: 'hono-bare' },
+    {
+      id: 'wk-hono',
+      label: 'workforce-kit on Hono (@hono/node-server, the fetch adapter)',
+      settings: memory('hono'),
+    },
+    { id: 'bun-bare', label: 'Bun.serve bare (Bun 1.4.5)', bun: 'bun-bare' },
+    {
+      id: 'wk-bun',
+      label: "workforce-kit on Bun.serve (the fetch adapter, the reference server's API options)",
+      bun: 'wk-bun',
+      settings: { STORE: 'memory' },
+    },
     {
       id: 'openapi-backend',
       label: 'openapi-backend on node:http (ajv, jose)',
@@ -96,12 +120,65 @@ export function rows(stores: readonly string[]): Row[] {
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+/** The binary bench's `bun` package ships (its postinstall links the platform's). */
+const bun = join(
+  dirname(createRequire(import.meta.url).resolve('bun/package.json')),
+  'bin',
+  'bun.exe',
+);
 const cli = fileURLToPath(new URL('../packages/server/dist/cli.js', import.meta.url));
 
 /** What the servers inherit: enough to run Node, none of the bench's own settings. */
 function baseEnv(): NodeJS.ProcessEnv {
   const { PATH, HOME, TMPDIR } = process.env;
   return { PATH, HOME, ...(TMPDIR === undefined ? {} : { TMPDIR }), NODE_ENV: 'production' };
+}
+
+/** A row's server, and the database it serves from when it is a PostgreSQL server's. */
+export interface RowServer extends Launched {
+  /** Its database's URL, with `pg_stat_statements` on (STORE=postgres). */
+  readonly databaseUrl?: string;
+}
+
+/** Statements a database has run so far: all of them, and those of the rate limits. */
+export interface StatementCount {
+  readonly all: number;
+  /** Those that name `workforce_kit_rate_limits` (the shared rate limits' claims or upserts). */
+  readonly rateLimits: number;
+}
+
+/**
+ * The statements a database has run so far (pg_stat_statements' calls, top-level statements: a
+ * function call is one), but those that read the count itself.
+ */
+export async function statementsRun(databaseUrl: string): Promise<StatementCount> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ all: string | null; rate_limits: string | null }>(
+      `SELECT sum(calls)::text AS all,
+         (sum(calls) FILTER (WHERE query LIKE '%workforce_kit_rate_limits%'))::text AS rate_limits
+       FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND query NOT LIKE '%pg_stat_statements%'`,
+    );
+    return { all: Number(rows[0]?.all ?? 0), rateLimits: Number(rows[0]?.rate_limits ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a database on `server` with pg_stat_statements in it; its URL. */
+async function countedDatabase(server: PostgresServer): Promise<string> {
+  const url = await server.createDatabase();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION pg_stat_statements');
+  } finally {
+    await client.end();
+  }
+  return url;
 }
 
 /** Starts the rows' servers, each in `work` (logs, PGlite directories, the seed file). */
@@ -115,7 +192,7 @@ export class RowStarter {
   ) {}
 
   /** Starts a row's server; `nodeArgs` go to Node before the script (`--cpu-prof`, say). */
-  async start(row: Row, nodeArgs: readonly string[] = []): Promise<Launched> {
+  async start(row: Row, nodeArgs: readonly string[] = []): Promise<RowServer> {
     const n = ++this.#starts;
     const logFile = join(this.work, `${n}-${row.id}.log`);
     if (row.peer !== undefined) {
@@ -131,33 +208,54 @@ export class RowStarter {
       });
     }
     const settings = { ...row.settings };
+    let databaseUrl: string | undefined;
+    if (row.bun !== undefined) {
+      return launch({
+        command: bun,
+        args: ['--conditions=@workforce-kit/source', join('bun', 'bun-server.ts'), row.bun],
+        cwd: here,
+        env: { ...baseEnv(), DO_NOT_TRACK: '1', ...this.referenceEnv(), ...settings },
+        logFile,
+        urlIn: (log) => {
+          const port = /\{"port":(\d+)\}/.exec(log)?.[1];
+          return port === undefined ? undefined : `http://127.0.0.1:${port}`;
+        },
+      });
+    }
     if (settings.STORE === 'postgres') {
-      this.#database ??= startPostgresServer();
-      settings.DATABASE_URL = await (await this.#database).createDatabase();
+      // Statements counted per request (pg_stat_statements, loaded at the server's start).
+      this.#database ??= startPostgresServer({
+        settings: { shared_preload_libraries: 'pg_stat_statements' },
+      });
+      databaseUrl = await countedDatabase(await this.#database);
+      settings.DATABASE_URL = databaseUrl;
     } else if (settings.STORE === undefined) {
       settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
     }
     const server = await launch({
       args: [...nodeArgs, cli],
       cwd: this.work,
-      env: {
-        ...baseEnv(),
-        HOST: '127.0.0.1',
-        PORT: '0',
-        SEED_FILE: this.seedFile,
-        AUTH_MODE: 'jwt',
-        AUTH_HS256_SECRET: BENCH_SECRET,
-        AUTH_ISSUER: BENCH_ISSUER,
-        AUTH_AUDIENCE: BENCH_AUDIENCE,
-        RATE_LIMIT_PER_SECOND: '1000000000',
-        RATE_LIMIT_PER_15_MIN: '1000000000000',
-        ...settings,
-      },
+      env: { ...baseEnv(), ...this.referenceEnv(), ...settings },
       logFile,
       urlIn: (log) => /listening on (http:\/\/\S+)/.exec(log)?.[1],
     });
     await ready(server);
-    return server;
+    return databaseUrl === undefined ? server : { ...server, databaseUrl };
+  }
+
+  /** The reference server's settings in the bench: JWT as AUTH_MODE=jwt has it, limits raised. */
+  private referenceEnv(): Record<string, string> {
+    return {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_FILE: this.seedFile,
+      AUTH_MODE: 'jwt',
+      AUTH_HS256_SECRET: BENCH_SECRET,
+      AUTH_ISSUER: BENCH_ISSUER,
+      AUTH_AUDIENCE: BENCH_AUDIENCE,
+      RATE_LIMIT_PER_SECOND: '1000000000',
+      RATE_LIMIT_PER_15_MIN: '1000000000000',
+    };
   }
 
   /** Stops the PostgreSQL server, if one was started (or is starting). */

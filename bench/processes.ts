@@ -41,6 +41,8 @@ export interface Launched {
 }
 
 export interface LaunchOptions {
+  /** The program: Node (this process's) by default; Bun's binary for the Bun rows. */
+  readonly command?: string;
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
@@ -54,11 +56,12 @@ export interface LaunchOptions {
 
 const tail = (log: string) => log.split('\n').slice(-20).join('\n');
 
-/** Starts `node <args>` (on core 0) and resolves once its log names its URL. */
+/** Starts `node <args>` (or `command`, on core 0) and resolves once its log names its URL. */
 export async function launch(options: LaunchOptions): Promise<Launched> {
   const log = await open(options.logFile, 'w');
   const pin = pinned ? ['taskset', '-c', '0'] : [];
-  const [command = process.execPath, ...args] = [...pin, process.execPath, ...options.args];
+  const program = options.command ?? process.execPath;
+  const [command = program, ...args] = [...pin, program, ...options.args];
   let child: ChildProcess;
   try {
     child = spawn(command, args, {

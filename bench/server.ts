@@ -1,7 +1,7 @@
 // A hand-written peer of the HTTP bench, started by http-bench.ts (and footprint.ts, for bare
 // Express): `tsx server.ts <peer>`. Prints `{"port":…}` when listening; SIGTERM stops it.
 // The workforce-kit rows are not here: the bench runs the reference server's bin for them.
-import { expressBare, fastifyBare, nodeBare } from './peers/bare.js';
+import { expressBare, fastifyBare, honoBare, nodeBare } from './peers/bare.js';
 import type { Listening } from './peers/common.js';
 import { expressOpenapiValidator } from './peers/express-openapi-validator.js';
 import { fastifyReference } from './peers/fastify-reference.js';
@@ -15,6 +15,7 @@ const PEERS: Record<string, () => Promise<Listening>> = {
   'node-floor': nodeFloor,
   'express-floor': expressFloor,
   'fastify-bare': fastifyBare,
+  'hono-bare': honoBare,
   'fastify-reference': fastifyReference,
   'openapi-backend': openapiBackend,
   'express-openapi-validator': expressOpenapiValidator,

@@ -1,7 +1,9 @@
-// The stores in the HTTP bench (issue 21): the archive/unarchive cycle of the reference server on
-// PGlite and on a PostgreSQL server beside the same server on the memory store (the wk-express
-// row), at the bench's connections and at one, with the batch sizes the PostgreSQL store's group
-// commit made during the measured runs (from `workforce_kit_store_batch_size` in /metrics).
+// The stores in the HTTP bench (issues 21 and 27): the GET and the archive/unarchive cycle of the
+// reference server on PGlite and on a PostgreSQL server beside the same server on the memory
+// store (the wk-express row), the cycle at the bench's connections and at one, with the batch
+// sizes the PostgreSQL store's group commit made during the measured runs (from
+// `workforce_kit_store_batch_size` in /metrics) and, on a PostgreSQL server, the statements it
+// ran per request (pg_stat_statements).
 import type { RowId } from './http-rows.js';
 
 /** The rows of the store table: the memory store first (the baseline), then PGlite, PostgreSQL. */
@@ -9,6 +11,10 @@ export const STORE_ROWS: readonly RowId[] = ['wk-express', 'wk-pglite', 'wk-post
 
 /** The targets of issue 21: each store's cycle at least this many times the memory store's. */
 const CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-pglite': 0.5, 'wk-postgres': 0.6 };
+/** The targets of issue 27: a PostgreSQL server's GET at least 0.7× the memory store's. */
+const GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 0.7 };
+/** And at most one statement per GET on average, under the bench's load. */
+const STATEMENTS_PER_GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1 };
 
 /** `workforce_kit_store_batch_size` as scraped: count, sum, and the cumulative buckets by `le`. */
 export interface BatchSizes {
@@ -61,13 +67,26 @@ export interface StoreRun {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly meanMs: number;
+  /** The server's CPU per request, µs (the database's not in it). */
+  readonly serverCpuUs: number;
   readonly batchSizes?: BatchSizes | undefined;
+  /** Statements the database ran per request (a PostgreSQL server's, from pg_stat_statements). */
+  readonly statementsPerRequest?: number | undefined;
+  /** Of which the shared rate limits'. */
+  readonly rateLimitStatementsPerRequest?: number | undefined;
 }
 
 export interface StoreSummary {
   readonly row: RowId;
   readonly label: string;
+  readonly get: number;
+  readonly getRatio: number;
+  readonly getCpuUs: number;
+  readonly statementsPerGet: number | undefined;
+  readonly rateLimitStatementsPerGet: number | undefined;
   readonly cycle: number;
+  readonly cycleCpuUs: number;
+  readonly statementsPerCycleRequest: number | undefined;
   readonly cycleRatio: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -95,27 +114,51 @@ function added(runs: readonly (BatchSizes | undefined)[]): BatchSizes | undefine
   };
 }
 
+/** The mean of the runs' statements per request, or undefined when none counted them. */
+function statementsPer(
+  runs: readonly StoreRun[],
+  which: 'statementsPerRequest' | 'rateLimitStatementsPerRequest' = 'statementsPerRequest',
+): number | undefined {
+  const counted = runs.flatMap((run) => {
+    const value = run[which];
+    return value === undefined ? [] : [value];
+  });
+  return counted.length === 0 ? undefined : mean(counted);
+}
+
 /**
- * Each store row's cycle (means of its runs) against the memory store's, with its batch sizes;
- * `cycle` and `oneConnection` name the scenarios at the bench's connections and at one.
+ * Each store row's GET and cycle (means of its runs) against the memory store's, with its batch
+ * sizes and statements per request; `get`, `cycle` and `oneConnection` name the scenarios (the
+ * last two at the bench's connections and at one).
  */
 export function summariseStores(
   runs: readonly StoreRun[],
   labels: ReadonlyMap<RowId, string>,
-  cycle: string,
-  oneConnection: string,
+  scenarios: { readonly get: string; readonly cycle: string; readonly oneConnection: string },
 ): StoreSummary[] {
+  const { get, cycle, oneConnection } = scenarios;
   const of = (scenario: string, row: RowId) =>
     runs.filter((run) => run.scenario === scenario && run.row === row);
-  const memory = mean(of(cycle, 'wk-express').map((run) => run.requestsPerSecond));
+  const rate = (measured: readonly StoreRun[]) =>
+    mean(measured.map((run) => run.requestsPerSecond));
+  const memory = rate(of(cycle, 'wk-express'));
+  const memoryGet = rate(of(get, 'wk-express'));
   return STORE_ROWS.filter((row) => labels.has(row)).map((row) => {
     const measured = of(cycle, row);
+    const gets = of(get, row);
     const single = of(oneConnection, row);
-    const requestsPerSecond = mean(measured.map((run) => run.requestsPerSecond));
+    const requestsPerSecond = rate(measured);
     return {
       row,
       label: labels.get(row) ?? row,
+      get: rate(gets),
+      getRatio: rate(gets) / memoryGet,
+      getCpuUs: mean(gets.map((run) => run.serverCpuUs)),
+      statementsPerGet: statementsPer(gets),
+      rateLimitStatementsPerGet: statementsPer(gets, 'rateLimitStatementsPerRequest'),
       cycle: requestsPerSecond,
+      cycleCpuUs: mean(measured.map((run) => run.serverCpuUs)),
+      statementsPerCycleRequest: statementsPer(measured),
       cycleRatio: requestsPerSecond / memory,
       p50Ms: mean(measured.map((run) => run.p50Ms)),
       p99Ms: mean(measured.map((run) => run.p99Ms)),
@@ -149,17 +192,37 @@ export interface StoreTarget {
 
 export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[] {
   return stores.flatMap((store) => {
+    const targets: StoreTarget[] = [];
+    const getRatio = GET_TARGETS[store.row];
+    if (getRatio !== undefined) {
+      targets.push({
+        target: `${store.label}: GET at least ${getRatio.toFixed(1)}× the memory store's`,
+        measured: `${store.getRatio.toFixed(2)}×`,
+        met: store.getRatio >= getRatio,
+      });
+    }
     const ratio = CYCLE_TARGETS[store.row];
-    if (ratio === undefined) return [];
-    return [
-      {
+    if (ratio !== undefined) {
+      targets.push({
         target: `${store.label}: cycle at least ${ratio.toFixed(1)}× the memory store's`,
         measured: `${store.cycleRatio.toFixed(2)}×`,
         met: store.cycleRatio >= ratio,
-      },
-    ];
+      });
+    }
+    const statements = STATEMENTS_PER_GET_TARGETS[store.row];
+    if (statements !== undefined) {
+      const measured = store.statementsPerGet;
+      targets.push({
+        target: `${store.label}: at most ${statements} statement per GET on average`,
+        measured: measured === undefined ? 'not counted' : measured.toFixed(3),
+        met: measured !== undefined && measured <= statements,
+      });
+    }
+    return targets;
   });
 }
+
+const perRequest = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(3));
 
 export function printStores(
   stores: readonly StoreSummary[],
@@ -167,19 +230,19 @@ export function printStores(
   connections: number,
 ): void {
   console.log(
-    `\n### The stores: the cycle beside the memory store (workforce-kit on Express), ${connections} connections and one\n`,
+    `\n### The stores: GET and the cycle beside the memory store (workforce-kit on Express), ${connections} connections (the cycle also at one)\n`,
   );
   console.log(
-    `| store | cycle req/s | × memory | p50 / p99 ms | statement batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
+    `| store | GET req/s | × memory | server CPU µs | statements per GET (the rate limits') | cycle req/s | × memory | server CPU µs | statements per cycle request | p50 / p99 ms | write batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const store of stores) {
     const single =
       store.oneConnection === undefined
         ? '–'
         : `${store.oneConnection.toFixed(0)}, ${store.oneConnectionP50Ms?.toFixed(1)} / ${store.oneConnectionMeanMs?.toFixed(2)}`;
     console.log(
-      `| ${store.label} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
+      `| ${store.label} | ${store.get.toFixed(0)} | ${store.getRatio.toFixed(2)} | ${store.getCpuUs.toFixed(0)} | ${perRequest(store.statementsPerGet)}${store.rateLimitStatementsPerGet === undefined ? '' : ` (${perRequest(store.rateLimitStatementsPerGet)})`} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.cycleCpuUs.toFixed(0)} | ${perRequest(store.statementsPerCycleRequest)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
     );
   }
   console.log('');

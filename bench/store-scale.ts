@@ -11,12 +11,12 @@ import {
   type ExternalId,
   type Guid,
   getRestaurant,
+  type MaybeAsync,
   unarchiveEmployee,
   type WorkforceStore,
 } from '@workforce-kit/core';
 import { createPostgresStore } from '@workforce-kit/postgres';
 import { createDatabase, startPostgresServer } from '@workforce-kit/postgres/testing';
-import type { ResultAsync } from 'neverthrow';
 import pg from 'pg';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,1000000').split(',').map(Number);
@@ -74,7 +74,7 @@ const percentile = (sorted: number[], p: number) =>
 
 async function timed(
   samples: number[],
-  operation: () => ResultAsync<unknown, unknown>,
+  operation: () => MaybeAsync<unknown, unknown>,
 ): Promise<void> {
   const started = performance.now();
   const result = await operation();

@@ -7,14 +7,26 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * The packages' test projects (vitest's names). Left out whole: `postgres`, whose global setup
- * starts a PostgreSQL server, and the three adapters, whose tests answer real HTTP requests.
+ * starts a PostgreSQL server, and the Express, Fastify and node:http adapters, whose tests answer
+ * real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out), but
+ * one file.
  */
-const PROJECTS = ['core', 'seed-file', 'types', 'http', 'contract-testing', 'server'];
+const PROJECTS = [
+  'core',
+  'seed-file',
+  'types',
+  'http',
+  'fetch-adapter',
+  'contract-testing',
+  'server',
+];
 
 /** Files of those projects (paths from the package's folder) that serve HTTP or start processes. */
 const NEEDS_SERVERS = [
   // http: a JWKS server on a loopback port
   'test/jwt-verifier.test.ts',
+  // fetch-adapter: Hono on @hono/node-server
+  'test/hono-node-server.test.ts',
   // contract-testing: the kit against servers, and its CLI as a process
   'test/cli-exit-codes.test.ts',
   'test/cli-reference-server.test.ts',
@@ -25,6 +37,7 @@ const NEEDS_SERVERS = [
   'test/connection-limit.test.ts',
   'test/dev-login.test.ts',
   'test/docs.test.ts',
+  'test/log-destination.test.ts',
   'test/server.test.ts',
   'test/stores.test.ts',
   'test/webhooks-command.test.ts',

@@ -4,8 +4,10 @@
 // baseline; node:http bare is the practical limit of a Node server; each is the p99 its
 // framework's adapter is held to.
 import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Hono } from 'hono';
 import { BODIES, JSON_TYPE, type Listening, listen, ROUTES } from './common.js';
 
 /** Express 5: a route per operation, `res.json`. */
@@ -52,6 +54,18 @@ export function nodeBare(): Promise<Listening> {
       res.end(text);
     }),
   );
+}
+
+/**
+ * Hono 4 on @hono/node-server: a route per operation, `c.json`. The host of the fetch adapter's
+ * row (wk-hono), as bare Express is the Express adapter's.
+ */
+export function honoBare(): Promise<Listening> {
+  const app = new Hono();
+  app.get(ROUTES.getRestaurant, (c) => c.json(BODIES.restaurant));
+  app.delete(ROUTES.archiveEmployee, (c) => c.json(BODIES.archived));
+  app.put(ROUTES.unarchiveEmployee, (c) => c.json(BODIES.live));
+  return listen(createServer(getRequestListener(app.fetch)));
 }
 
 /** Fastify 5: a route per operation returning the body (no schemas). */

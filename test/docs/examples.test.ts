@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { examplesOf, readDocuments, root } from './documents.js';
 
 const documents = await readDocuments();
-const examples = (await readdir(new URL('examples/', root)))
-  .filter((name) => name.endsWith('.ts'))
+// examples/bun/ and examples/deno/ hold the examples written for those runtimes, type-checked with
+// their types (each folder's tsconfig.json) and run on them by test/runtimes.
+const examples = (await readdir(new URL('examples/', root), { recursive: true }))
+  .filter((name) => name.endsWith('.ts') && !name.includes('node_modules'))
   .map((name) => `examples/${name}`)
   .sort();
 const shown = documents.flatMap(examplesOf);

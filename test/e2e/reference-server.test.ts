@@ -1,4 +1,4 @@
-// End to end, on each web framework the server offers (HTTP_FRAMEWORK=express|fastify|node): the
+// End to end, on each web framework the server offers (HTTP_FRAMEWORK=express|fastify|node|hono): the
 // reference server as a real process, a token from its development login, and every operation
 // driven through the generated SDK of @workforce-kit/types; then the API reference page in
 // headless Chromium.

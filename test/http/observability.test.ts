@@ -10,7 +10,12 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createMemoryStore, type Restaurant, storageUnavailable } from '@workforce-kit/core';
+import {
+  createMemoryStore,
+  type Restaurant,
+  storageUnavailable,
+  toResultAsync,
+} from '@workforce-kit/core';
 import type { ApiStore } from '@workforce-kit/http';
 import { errAsync, ResultAsync } from 'neverthrow';
 import { Registry, register } from 'prom-client';
@@ -113,11 +118,9 @@ function heldStore(world: World, held: Promise<void>): ApiStore {
     shifts,
     restaurants: {
       findByGuid: (guid) =>
-        restaurants
-          .findByGuid(guid)
-          .andThen((found: Restaurant | null) =>
-            ResultAsync.fromSafePromise(held).map(() => found),
-          ),
+        toResultAsync(restaurants.findByGuid(guid)).andThen((found: Restaurant | null) =>
+          ResultAsync.fromSafePromise(held).map(() => found),
+        ),
     },
   };
 }

@@ -1,5 +1,5 @@
 // Scale-out on one PostgreSQL server: four reference-server processes taking the web frameworks in
-// turn (HTTP_FRAMEWORK: Express, Fastify, node:http), concurrent changes of one record spread over them, an outage of the database under load, and a process killed mid-load.
+// turn (HTTP_FRAMEWORK: Express, Fastify, node:http, Hono), concurrent changes of one record spread over them, an outage of the database under load, and a process killed mid-load.
 // The database is checked directly: every record's version minus one equals its number of
 // outbox events (each change is one version and one event, written together or not at all).
 import { randomBytes } from 'node:crypto';

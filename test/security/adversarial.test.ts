@@ -61,12 +61,13 @@ const MAX_CONNECTIONS = 64;
 /** What the target restaurant's records hold that must never reach the attacker. */
 const B_SECRETS = ['Target Bistro Secret Name', 'Bea', '9931'];
 
-/** Each store on Express, and the memory store on Fastify and node:http: the same attacks on each edge. */
+/** Each store on Express, and the memory store on Fastify, node:http and Hono: the same attacks on each edge. */
 const TARGETS = [
   { store: 'memory', framework: 'express' },
   { store: 'pglite', framework: 'express' },
   { store: 'memory', framework: 'fastify' },
   { store: 'memory', framework: 'node' },
+  { store: 'memory', framework: 'hono' },
 ] as const;
 
 afterAll(() => printReport());

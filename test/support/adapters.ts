@@ -1,15 +1,23 @@
 // The web-framework adapters every HTTP-level test runs against, kysely style: one suite, looped
 // over this table. Each serves the API of the options at the root of a new app of its framework:
 // over real HTTP on a free port of 127.0.0.1 (`serve`), or as a `node:http` request listener for
-// a caller that serves it itself, as the contract kit does (`handler`).
+// a caller that serves it itself, as the contract kit does (`handler`). The fetch adapter is
+// served by Hono on @hono/node-server, mounted as docs/embedding.md shows, on the web Request
+// alone (its headers, its body stream; the address through getClientAddress): the path every
+// host takes. With `nodeRequest` (the guide's advice on @hono/node-server), the head and body are
+// Node's request's, as the node adapter reads them: the reference server's HTTP_FRAMEWORK=hono,
+// which its own suites run.
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { createRouter } from '@workforce-kit/express-adapter';
 import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
+import { createFetchHandler } from '@workforce-kit/fetch-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 
 /** An app serving the API, listening. */
 export interface Served {
@@ -20,7 +28,7 @@ export interface Served {
 }
 
 export interface Adapter {
-  readonly name: 'express' | 'fastify' | 'node';
+  readonly name: 'express' | 'fastify' | 'node' | 'fetch';
   /** The API of `options` at the root of a new app, ready, as a request listener. */
   handler(options: ApiOptions): Promise<RequestListener>;
   /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
@@ -98,4 +106,26 @@ const nodeAdapter: Adapter = {
   },
 };
 
-export const ADAPTERS: readonly Adapter[] = [expressAdapter, fastifyAdapter, nodeAdapter];
+const fetchAdapter: Adapter = {
+  name: 'fetch',
+  async handler(options) {
+    const api = createFetchHandler({
+      ...options,
+      getClientAddress: (_request, env: HttpBindings) => env.incoming.socket.remoteAddress,
+    });
+    // The API first; Hono's own 404 (plain text) for the paths outside it, as a host's fallback.
+    const app = new Hono<{ Bindings: HttpBindings }>();
+    app.use(async (c, next) => (await api(c.req.raw, c.env)) ?? next());
+    return getRequestListener(app.fetch);
+  },
+  async serve(options) {
+    return listen(await this.handler(options));
+  },
+};
+
+export const ADAPTERS: readonly Adapter[] = [
+  expressAdapter,
+  fastifyAdapter,
+  nodeAdapter,
+  fetchAdapter,
+];

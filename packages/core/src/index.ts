@@ -6,15 +6,16 @@
  * @example
  * ```ts
  * import { createMemoryStore, parseGuid, unarchiveEmployee } from '@workforce-kit/core';
- * import { Result } from 'neverthrow';
  *
  * const store = createMemoryStore(seed);
  * const deps = { employees: store.employees, clock: { now: () => new Date() }, ids: { newId: () => crypto.randomUUID() } };
  * // The use cases take parsed identifiers: parse what the client sent first.
- * const parsed = Result.combine([parseGuid(restaurantHeader, 'restaurant'), parseGuid(employeeId, 'employeeId')]);
- * const result = await parsed.asyncAndThen(([restaurant, employee]) =>
- *   unarchiveEmployee(deps, { restaurant, employee, requestId }),
- * );
+ * const restaurant = parseGuid(restaurantHeader, 'restaurant');
+ * const employee = parseGuid(employeeId, 'employeeId');
+ * if (restaurant.isOk() && employee.isOk()) {
+ *   // A Result at once from the memory store (a ResultAsync from a database): await takes either.
+ *   const result = await unarchiveEmployee(deps, { restaurant: restaurant.value, employee: employee.value, requestId });
+ * }
  * ```
  *
  * @packageDocumentation
@@ -56,6 +57,13 @@ export {
   parseRecordId,
   type RecordIdentifier,
 } from './identifiers.js';
+export {
+  andThen,
+  isThenable,
+  type MaybeAsync,
+  settled,
+  toResultAsync,
+} from './maybe-async.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {
   Clock,

@@ -1,4 +1,4 @@
-import { err, ok, type Result, ResultAsync } from 'neverthrow';
+import { type Err, err, ok, type Result } from 'neverthrow';
 import {
   type IdentityChangeRefused,
   identityChangeRefused,
@@ -31,20 +31,44 @@ export interface MemoryStoreOptions {
 /**
  * A frozen deep copy of plain data (records and events are plain objects, arrays and primitives):
  * the store keeps its own copy of what it is given, which neither the caller's later changes nor
- * a caller of `find` can alter, and the caller's objects stay as they were.
+ * a caller of `find` can alter, and the caller's objects stay as they were. A part that is deeply
+ * frozen already (one a state machine carried over from the record it read) cannot be changed by
+ * anyone, and is kept as it is rather than copied.
  */
 function frozenCopy<T>(value: T): T {
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = frozenCopy((value as Record<string, unknown>)[key]);
-    // An own `__proto__` key (JSON.parse makes one) is data, not the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true });
-    else copy[key] = item;
-  }
-  return Object.freeze(copy) as T;
+  if (value === null || typeof value !== 'object' || isDeeplyFrozen(value)) return value;
+  return frozenInPlace((Array.isArray(value) ? [...value] : { ...value }) as T & object);
 }
+
+/**
+ * Freezes an object the store has just made (a spread copy: the data properties of the original,
+ * an own `__proto__` key included, as data), with a frozen copy of each part that is not deeply
+ * frozen already.
+ */
+function frozenInPlace<T extends object>(fresh: T): T {
+  const fields = fresh as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const item = fields[key];
+    if (item === null || typeof item !== 'object' || isDeeplyFrozen(item)) continue;
+    const copy = frozenCopy(item);
+    // An own `__proto__` key (JSON.parse makes one) is data, not the object's prototype.
+    if (key === '__proto__') Object.defineProperty(fields, key, { value: copy, enumerable: true });
+    else fields[key] = copy;
+  }
+  return Object.freeze(fresh);
+}
+
+/** Whether nothing in a value can change: it is frozen, and so is every object in it. */
+function isDeeplyFrozen(value: object): boolean {
+  if (!Object.isFrozen(value)) return false;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && !isDeeplyFrozen(item)) return false;
+  }
+  return true;
+}
+
+const NOT_FOUND = ok(null);
 
 type Identified = StoredRecord & { readonly externalId?: string };
 
@@ -53,36 +77,54 @@ type Identified = StoredRecord & { readonly externalId?: string };
  * external identifier.
  */
 class RecordTable<T extends Identified> {
-  readonly #byGuid = new Map<string, T>();
-  readonly #guidByExternalId = new Map<string, Guid>();
+  /** Each restaurant's records by GUID (maps within a map: a lookup makes no key string). */
+  readonly #byRestaurant = new Map<Guid, Map<Guid, T>>();
+  /** Each restaurant's GUIDs by external identifier. */
+  readonly #guidsByExternalId = new Map<Guid, Map<string, Guid>>();
+  #size = 0;
 
   get size(): number {
-    return this.#byGuid.size;
+    return this.#size;
   }
 
   /** The record of this restaurant named by this identifier, or `null`. */
   find(restaurantGuid: Guid, id: RecordIdentifier): T | null {
-    const guid =
-      id.kind === 'guid'
-        ? id.guid
-        : this.#guidByExternalId.get(`${restaurantGuid} ${id.externalId}`);
-    return (guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`)) ?? null;
+    if (id.kind === 'guid') return this.byGuid(restaurantGuid, id.guid);
+    const guid = this.#guidsByExternalId.get(restaurantGuid)?.get(id.externalId);
+    return guid === undefined ? null : this.byGuid(restaurantGuid, guid);
+  }
+
+  /** The record of this restaurant with this GUID, or `null`. */
+  byGuid(restaurantGuid: Guid, guid: Guid): T | null {
+    return this.#byRestaurant.get(restaurantGuid)?.get(guid) ?? null;
   }
 
   /** Stores a record; its identity (restaurant, GUID, external id) is the caller's to keep. */
   put(record: T): void {
-    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    let records = this.#byRestaurant.get(record.restaurantGuid);
+    if (records === undefined) {
+      records = new Map();
+      this.#byRestaurant.set(record.restaurantGuid, records);
+    }
+    if (!records.has(record.guid)) this.#size++;
+    records.set(record.guid, record);
     if (record.externalId !== undefined) {
-      this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
+      let guids = this.#guidsByExternalId.get(record.restaurantGuid);
+      if (guids === undefined) {
+        guids = new Map();
+        this.#guidsByExternalId.set(record.restaurantGuid, guids);
+      }
+      guids.set(record.externalId, record.guid);
     }
   }
 }
 
 /**
- * Creates a store kept in memory: the reference implementation of the ports. Every call completes
- * asynchronously, as a real store's would, and each compare-and-set happens in one synchronous
- * step, so it is correct under any number of concurrent async callers. Data lives as long as the
- * store; it is not shared between processes.
+ * Creates a store kept in memory: the reference implementation of the ports. Every call answers at
+ * once, with a `Result` (no promise: a request it serves completes without a microtask), and each
+ * compare-and-set happens in one synchronous step, so it is correct under any number of concurrent
+ * callers. Data lives as long as the store; it is not shared between processes. (Wrapped in
+ * `asynchronousStore` of `@workforce-kit/core/testing`, it answers later, as a database would.)
  *
  * @param seed - records to load at once (a parsed seed file, for one)
  * @param options - how many events to keep
@@ -105,17 +147,22 @@ export function createMemoryStore(
   let events: RecordedEvent[] = [];
   let closed = false;
 
-  /**
-   * Runs `body` as one atomic step, now, and answers asynchronously, as a real store would;
-   * after close it fails.
-   */
+  /** Runs `body` as one atomic step, now; after close it fails. */
   function step<T, E>(
     operation: string,
     body: () => Result<T, E | StorageError>,
-  ): ResultAsync<T, E | StorageError> {
-    return new ResultAsync(
-      Promise.resolve(closed ? err(storageUnavailable(operation, 'store closed')) : body()),
-    );
+  ): Result<T, E | StorageError> {
+    return closed ? unavailable(operation) : body();
+  }
+
+  /** The answer of every call after close. */
+  function unavailable(operation: string): Err<never, StorageError> {
+    return err(storageUnavailable(operation, 'store closed'));
+  }
+
+  /** A record found, or none: `ok(null)` is made once. */
+  function found<T>(record: T | null): Result<T | null, never> {
+    return record === null ? NOT_FOUND : ok(record);
   }
 
   function isEmpty(): boolean {
@@ -136,12 +183,12 @@ export function createMemoryStore(
     change: ConditionalWrite<T>,
   ): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record, expectedVersion } = change;
-    const current = table.find(record.restaurantGuid, { kind: 'guid', guid: record.guid });
+    const current = table.byGuid(record.restaurantGuid, record.guid);
     if (current === null || current.version !== expectedVersion) {
       return err(versionConflict(record.guid, expectedVersion));
     }
     if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
-    const stored = frozenCopy({ ...record, version: expectedVersion + 1 });
+    const stored = frozenInPlace({ ...record, version: expectedVersion + 1 });
     table.put(stored);
     for (const event of change.events) events.push(frozenCopy(event));
     // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
@@ -151,20 +198,24 @@ export function createMemoryStore(
 
   if (seed !== undefined) load(seed);
 
+  // The calls of every request answer without a closure of their own.
   return {
     employees: {
       find: (restaurantGuid, employeeId) =>
-        step('employees.find', () => ok(employees.find(restaurantGuid, employeeId))),
-      write: (change) => step('employees.write', () => compareAndSet(employees, change)),
+        closed ? unavailable('employees.find') : found(employees.find(restaurantGuid, employeeId)),
+      write: (change) =>
+        closed ? unavailable('employees.write') : compareAndSet(employees, change),
     },
     shifts: {
       find: (restaurantGuid, shiftId) =>
-        step('shifts.find', () => ok(shifts.find(restaurantGuid, shiftId))),
-      write: (change) => step('shifts.write', () => compareAndSet(shifts, change)),
+        closed ? unavailable('shifts.find') : found(shifts.find(restaurantGuid, shiftId)),
+      write: (change) => (closed ? unavailable('shifts.write') : compareAndSet(shifts, change)),
     },
     restaurants: {
       findByGuid: (restaurantGuid) =>
-        step('restaurants.findByGuid', () => ok(restaurants.get(restaurantGuid) ?? null)),
+        closed
+          ? unavailable('restaurants.findByGuid')
+          : found(restaurants.get(restaurantGuid) ?? null),
     },
     events: {
       list: (restaurantGuid) =>

@@ -1,7 +1,7 @@
-import type { ResultAsync } from 'neverthrow';
 import type { IdentityChangeRefused, StorageError, VersionConflict } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
+import type { MaybeAsync } from './maybe-async.js';
 import type { Employee, Restaurant, Shift } from './records.js';
 
 /**
@@ -31,12 +31,17 @@ export interface ConditionalWriter<T> {
    */
   write(
     change: ConditionalWrite<T>,
-  ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError>;
+  ): MaybeAsync<T, VersionConflict | IdentityChangeRefused | StorageError>;
 }
 
 /**
  * Employees, always read and written within one restaurant. Implementations never throw or
  * reject: failures are `StorageUnavailable` (a typed error), and "not found" is `ok(null)`.
+ *
+ * Every method answers with a {@link MaybeAsync}: a `Result` when the answer is at hand (the
+ * memory store, or a record a store holds), which lets a request be served without a promise, or a
+ * `ResultAsync` when it must wait (a database). A store that always answers asynchronously, as
+ * most do, returns `ResultAsync`s and needs nothing more.
  *
  * @example
  * ```ts
@@ -55,25 +60,25 @@ export interface EmployeeRepository extends ConditionalWriter<Employee> {
   find(
     restaurantGuid: Guid,
     employeeId: RecordIdentifier,
-  ): ResultAsync<Employee | null, StorageError>;
+  ): MaybeAsync<Employee | null, StorageError>;
 }
 
 /** Shifts, always read and written within one restaurant. Never throws; see {@link EmployeeRepository}. */
 export interface ShiftRepository extends ConditionalWriter<Shift> {
   /** The shift of this restaurant with this GUID or external identifier, or `null`. */
-  find(restaurantGuid: Guid, shiftId: RecordIdentifier): ResultAsync<Shift | null, StorageError>;
+  find(restaurantGuid: Guid, shiftId: RecordIdentifier): MaybeAsync<Shift | null, StorageError>;
 }
 
 /** Restaurant configurations. Never throws; see {@link EmployeeRepository}. */
 export interface RestaurantRepository {
   /** The restaurant with this GUID, archived or not, or `null`. */
-  findByGuid(restaurantGuid: Guid): ResultAsync<Restaurant | null, StorageError>;
+  findByGuid(restaurantGuid: Guid): MaybeAsync<Restaurant | null, StorageError>;
 }
 
 /** The events stored with their changes, in the order they were stored. */
 export interface EventLog {
   /** Every stored event, oldest first; with a restaurant, only that restaurant's. */
-  list(restaurantGuid?: Guid): ResultAsync<readonly RecordedEvent[], StorageError>;
+  list(restaurantGuid?: Guid): MaybeAsync<readonly RecordedEvent[], StorageError>;
 }
 
 /**
@@ -105,9 +110,9 @@ export interface WorkforceStore {
    * Loads records into an empty store, all of them or nothing. A store that holds any record is
    * left unchanged, so seeding twice changes nothing.
    */
-  seed(records: SeedRecords): ResultAsync<SeedOutcome, StorageError>;
+  seed(records: SeedRecords): MaybeAsync<SeedOutcome, StorageError>;
   /** Succeeds when the store can serve requests (for readiness checks). */
-  ping(): ResultAsync<void, StorageError>;
+  ping(): MaybeAsync<void, StorageError>;
   /** Releases the store's resources. Calls after close fail with `StorageUnavailable`. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { err, errAsync, ok, okAsync, type Result, type ResultAsync } from 'neverthrow';
+import { err, ok, type Result } from 'neverthrow';
 import { archive, unarchive } from './employee-machine.js';
 import {
   type DomainError,
@@ -11,7 +11,6 @@ import {
   type StorageError,
   type StorageUnavailable,
   shiftNotFound,
-  type VersionConflict,
   type WriteContention,
   writeContention,
 } from './errors.js';
@@ -24,6 +23,7 @@ import {
   type parseRecordId,
   type RecordIdentifier,
 } from './identifiers.js';
+import { andThen, type MaybeAsync, settled } from './maybe-async.js';
 import type {
   Clock,
   ConditionalWriter,
@@ -135,19 +135,21 @@ export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
  * @example
  * ```ts
  * // The identifiers as a client sent them, parsed first: a malformed one is refused before the store is read.
- * const result = await Result.combine([
+ * const parsed = Result.combine([
  *   parseGuid(restaurantHeader, 'restaurant'),
  *   parseGuid(employeeId, 'employeeId'),
- * ]).asyncAndThen(([restaurant, employee]) =>
- *   unarchiveEmployee(deps, { restaurant, employee, requestId }),
- * );
+ * ]);
+ * // A Result at once from the memory store, a ResultAsync from a database: await takes either.
+ * const result = parsed.isErr()
+ *   ? parsed
+ *   : await unarchiveEmployee(deps, { restaurant: parsed.value[0], employee: parsed.value[1], requestId });
  * result.match(({ record }) => record.deleted, (error) => error.type); // false | 'MalformedIdentifier' | 'EmployeeNotArchived' | …
  * ```
  */
 export function unarchiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: UnarchiveEmployeeCommand,
-): ResultAsync<Committed<Employee>, UnarchiveEmployeeError> {
+): MaybeAsync<Committed<Employee>, UnarchiveEmployeeError> {
   const target: Target = {
     restaurantGuid: command.restaurant,
     id: { kind: 'guid', guid: command.employee },
@@ -169,16 +171,14 @@ export function unarchiveEmployee(
  * @returns the stored employee and its event (none when it was already archived), or a typed error
  * @example
  * ```ts
- * const employee = parseRecordId('PAYROLL:10042', 'employeeId'); // ok({ kind: 'externalId', … })
- * const result = await employee.asyncAndThen((employee) =>
- *   archiveEmployee(deps, { restaurant, employee, requestId }),
- * );
+ * const employee = parseRecordId('PAYROLL:10042', 'employeeId')._unsafeUnwrap(); // { kind: 'externalId', … }
+ * const result = await archiveEmployee(deps, { restaurant, employee, requestId });
  * ```
  */
 export function archiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: ArchiveEmployeeCommand,
-): ResultAsync<Committed<Employee>, ArchiveEmployeeError> {
+): MaybeAsync<Committed<Employee>, ArchiveEmployeeError> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.employee };
   return changeRecord(deps, deps.employees, target, command.requestId, {
     notFound: employeeNotFound,
@@ -194,14 +194,14 @@ export function archiveEmployee(
  * @returns the stored shift and its event (none when it was already deleted), or a typed error
  * @example
  * ```ts
- * const shift = parseRecordId('SCHEDULER:42', 'shiftId'); // ok({ kind: 'externalId', … })
- * const result = await shift.asyncAndThen((shift) => deleteShift(deps, { restaurant, shift, requestId }));
+ * const shift = parseRecordId('SCHEDULER:42', 'shiftId')._unsafeUnwrap(); // { kind: 'externalId', … }
+ * const result = await deleteShift(deps, { restaurant, shift, requestId });
  * ```
  */
 export function deleteShift(
   deps: Pick<UseCaseDeps, 'shifts' | 'clock' | 'ids' | 'maxAttempts'>,
   command: DeleteShiftCommand,
-): ResultAsync<Committed<Shift>, DeleteShiftError> {
+): MaybeAsync<Committed<Shift>, DeleteShiftError> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.shift };
   return changeRecord(deps, deps.shifts, target, command.requestId, {
     notFound: shiftNotFound,
@@ -216,24 +216,24 @@ export function deleteShift(
  *
  * @example
  * ```ts
- * const restaurant = parseGuid(restaurantHeader, 'restaurant');
- * const result = await restaurant.asyncAndThen((restaurant) =>
- *   getRestaurant(deps, { restaurant, requested: restaurantGUID, includeArchived: false }),
- * );
+ * const restaurant = parseGuid(restaurantHeader, 'restaurant')._unsafeUnwrap();
+ * const result = await getRestaurant(deps, { restaurant, requested: restaurantGUID, includeArchived: false });
  * ```
  */
 export function getRestaurant(
   deps: Pick<UseCaseDeps, 'restaurants'>,
   query: GetRestaurantQuery,
-): ResultAsync<Restaurant, GetRestaurantError> {
+): MaybeAsync<Restaurant, GetRestaurantError> {
   const lookup: RestaurantQuery = {
     contextGuid: query.restaurant,
     requested: query.requested,
     includeArchived: query.includeArchived,
   };
-  return restaurantToRead(lookup)
-    .asyncAndThen((guid) => deps.restaurants.findByGuid(guid))
-    .andThen((found) => visibleRestaurant(found, lookup));
+  const toRead = restaurantToRead(lookup);
+  if (toRead.isErr()) return err(toRead.error);
+  return andThen(deps.restaurants.findByGuid(toRead.value), (found) =>
+    visibleRestaurant(found, lookup),
+  );
 }
 
 /** A record a change names: its restaurant and its GUID or external identifier. */
@@ -244,7 +244,7 @@ interface Target {
 
 /** Where a change reads its record and writes it back: an employee or a shift repository. */
 interface RecordRepository<T> extends ConditionalWriter<T> {
-  find(restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError>;
+  find(restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError>;
 }
 
 /** What a change does with the record it read. */
@@ -265,7 +265,8 @@ type ChangeRecordError<NotFound, Refusal> =
 /**
  * Read, decide, commit: reads the target, decides its transition, and writes it conditionally on
  * the version read. A lost race (a version conflict) reads and decides again, on the state that
- * won, at most `maxAttempts` times in all.
+ * won, at most `maxAttempts` times in all. Each step goes on at once when the store answers at
+ * once (a `Result`), or when its answer settles (a `ResultAsync`).
  */
 function changeRecord<
   T extends StoredRecord & { readonly externalId?: ExternalId },
@@ -277,32 +278,34 @@ function changeRecord<
   target: Target,
   requestId: string,
   change: Change<T, NotFound, Refusal>,
-): ResultAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> {
+): MaybeAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> {
   const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const attempt = (
     attemptNumber: number,
-  ): ResultAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> =>
-    repository
-      .find(target.restaurantGuid, target.id)
-      .andThen((found) =>
-        isTarget(found, target)
-          ? change.decide(found, deps.clock.now())
-          : err(change.notFound(target.restaurantGuid, target.id)),
-      )
-      .andThen((transition) => commit(repository, deps.ids, requestId, transition))
-      .orElse((error) => {
-        if (!isVersionConflict(error)) return errAsync(error);
+  ): MaybeAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> =>
+    andThen(repository.find(target.restaurantGuid, target.id), (found) => {
+      if (!isTarget(found, target)) return err(change.notFound(target.restaurantGuid, target.id));
+      const decided = change.decide(found, deps.clock.now());
+      if (decided.isErr()) return err(decided.error);
+      const transition = decided.value;
+      // A no-op writes nothing.
+      if (isNoOp(transition)) return ok({ record: transition.record, events: NO_EVENTS });
+      const events = recordedEvents(transition, deps.ids, requestId);
+      const write = { record: transition.record, expectedVersion: found.version, events };
+      return settled(repository.write(write), (written) => {
+        if (written.isOk()) return ok({ record: written.value, events });
+        if (written.error.type !== 'VersionConflict') return err(written.error);
+        // Lost the race: read the state that won, and decide again.
         if (attemptNumber >= maxAttempts) {
-          return errAsync(writeContention(formatRecordId(target.id), attemptNumber));
+          return err(writeContention(formatRecordId(target.id), attemptNumber));
         }
         return attempt(attemptNumber + 1);
       });
+    });
   return attempt(1);
 }
 
-function isVersionConflict(error: { readonly type: string }): error is VersionConflict {
-  return error.type === 'VersionConflict';
-}
+const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);
 
 /**
  * Whether a record read for a target really is that record. Core checks what a store returns, so
@@ -318,20 +321,11 @@ function isTarget<T extends StoredRecord & { readonly externalId?: ExternalId }>
     : found.externalId === target.id.externalId;
 }
 
-/** Writes a transition conditionally on the version read; a no-op writes nothing. */
-function commit<T extends StoredRecord>(
-  repository: ConditionalWriter<T>,
+/** The events of a transition as they are stored: each with its id and the request's. */
+function recordedEvents<T>(
+  transition: Transition<T>,
   ids: IdSource,
   requestId: string,
-  transition: Transition<T>,
-): ResultAsync<Committed<T>, VersionConflict | IdentityChangeRefused | StorageUnavailable> {
-  if (isNoOp(transition)) return okAsync({ record: transition.record, events: [] });
-  const events: RecordedEvent[] = transition.events.map((event) => ({
-    ...event,
-    eventId: ids.newId(),
-    requestId,
-  }));
-  return repository
-    .write({ record: transition.record, expectedVersion: transition.record.version, events })
-    .map((stored) => ({ record: stored, events }));
+): RecordedEvent[] {
+  return transition.events.map((event) => ({ ...event, eventId: ids.newId(), requestId }));
 }

@@ -7,10 +7,12 @@ import {
   type Employee,
   type ExternalId,
   type Guid,
+  type MaybeAsync,
   type MemoryStore,
   parseGuid,
   parseRecordId,
   type RecordedEvent,
+  toResultAsync,
   type UseCaseDeps,
   unarchiveEmployee,
 } from '@workforce-kit/core';
@@ -55,7 +57,7 @@ function scheduledDeps(
   ids: UseCaseDeps['ids'],
   who = '',
 ): UseCaseDeps {
-  const via = <T, E>(label: string, call: () => ResultAsync<T, E>): ResultAsync<T, E> =>
+  const via = <T, E>(label: string, call: () => MaybeAsync<T, E>): ResultAsync<T, E> =>
     new ResultAsync(
       s
         .schedule(Promise.resolve(), `${who}${label} call`)
@@ -85,8 +87,11 @@ function scheduledDeps(
  * that no scheduled task is left pending. (`waitFor` keeps releasing tasks that are scheduled
  * after earlier ones resolve; `waitAll` may stop between a read's answer and the write it causes.)
  */
-async function settle<T>(s: fc.Scheduler, calls: readonly PromiseLike<T>[]): Promise<T[]> {
-  const results = await s.waitFor(Promise.all(calls));
+async function settle<T, E>(
+  s: fc.Scheduler,
+  calls: readonly MaybeAsync<T, E>[],
+): Promise<Result<T, E>[]> {
+  const results = await s.waitFor(Promise.all(calls.map(toResultAsync)));
   expect(s.count()).toBe(0);
   return results;
 }
@@ -236,11 +241,11 @@ describe('concurrent unarchives and archives of one employee', () => {
 
           const results = await settle(
             s,
-            actions.map(async (action, i): Promise<Result<Committed<Employee>, DomainError>> => {
+            actions.map((action, i): MaybeAsync<Committed<Employee>, DomainError> => {
               const command = { restaurant: restaurant.guid, requestId: `req-${i}` };
               return action === 'archive'
-                ? await archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid } })
-                : await unarchiveEmployee(deps, { ...command, employee: guid });
+                ? archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid } })
+                : unarchiveEmployee(deps, { ...command, employee: guid });
             }),
           );
 

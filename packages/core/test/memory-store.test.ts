@@ -2,13 +2,19 @@ import { createMemoryStore, deleteShift } from '@workforce-kit/core';
 import {
   aRestaurant,
   aShift,
+  asynchronousStore,
   describeStoreConformance,
   newGuid,
   seedRecords,
 } from '@workforce-kit/core/testing';
 import { describe, expect, it } from 'vitest';
 
+// The memory store answers at once; wrapped, it answers later, as a database does: the same suite,
+// races included, holds on both.
 describeStoreConformance('memory', () => createMemoryStore());
+describeStoreConformance('memory, answering asynchronously', () =>
+  asynchronousStore(createMemoryStore()),
+);
 
 describe('the memory store event log', () => {
   it('keeps the most recent events only, oldest first', async () => {

@@ -8,6 +8,7 @@ import {
   type Guid,
   getRestaurant,
   isGuid,
+  type MaybeAsync,
   type MemoryStore,
   parseExternalId,
   parseGuid,
@@ -17,6 +18,7 @@ import {
   type RestaurantRepository,
   type Shift,
   type ShiftRepository,
+  toResultAsync,
   type UseCaseDeps,
   unarchiveEmployee,
 } from '@workforce-kit/core';
@@ -242,21 +244,23 @@ async function perform(
   const result =
     kind === 'archive'
       ? await Result.combine([context, parseRecordId(target, 'employeeId')]).asyncAndThen(
-          ([restaurant, employee]) => archiveEmployee(deps, { restaurant, employee, requestId }),
+          ([restaurant, employee]) =>
+            toResultAsync(archiveEmployee(deps, { restaurant, employee, requestId })),
         )
       : kind === 'unarchive'
         ? await Result.combine([context, parseGuid(target, 'employeeId')]).asyncAndThen(
             ([restaurant, employee]) =>
-              unarchiveEmployee(deps, { restaurant, employee, requestId }),
+              toResultAsync(unarchiveEmployee(deps, { restaurant, employee, requestId })),
           )
         : kind === 'deleteShift'
           ? await Result.combine([context, parseRecordId(target, 'shiftId')]).asyncAndThen(
-              ([restaurant, shift]) => deleteShift(deps, { restaurant, shift, requestId }),
+              ([restaurant, shift]) =>
+                toResultAsync(deleteShift(deps, { restaurant, shift, requestId })),
             )
           : await context.asyncAndThen((restaurant) =>
-              getRestaurant(deps, { restaurant, requested: target, includeArchived }).map(
-                (found) => ({ record: found, events: [] }),
-              ),
+              toResultAsync(
+                getRestaurant(deps, { restaurant, requested: target, includeArchived }),
+              ).map((found) => ({ record: found, events: [] })),
             );
   return result.match<Outcome>(
     ({ record, events }) => ({ records: [record], events }),
@@ -509,7 +513,7 @@ describe('getRestaurant in a restaurant context', () => {
           // The context as a client may send it (any letter case), parsed as the edge does.
           const sent = inCase(context.guid, contextCase);
           const result = await parseGuid(sent, 'restaurant').asyncAndThen((restaurant) =>
-            getRestaurant(depsOf(store), { restaurant, requested, includeArchived }),
+            toResultAsync(getRestaurant(depsOf(store), { restaurant, requested, includeArchived })),
           );
 
           const isContext = isGuid(requested) && requested.toLowerCase() === context.guid;
@@ -584,8 +588,10 @@ function leakyPorts(
     ...world.restaurants.map((r) => r.guid).filter((guid) => guid !== restaurantGuid),
     restaurantGuid,
   ];
-  const firstFound = <T, E>(results: ResultAsync<T | null, E>[]): ResultAsync<T | null, E> =>
-    ResultAsync.combine(results).map((found) => found.find((x) => x !== null) ?? null);
+  const firstFound = <T, E>(results: MaybeAsync<T | null, E>[]): ResultAsync<T | null, E> =>
+    ResultAsync.combine(results.map(toResultAsync)).map(
+      (found) => found.find((x) => x !== null) ?? null,
+    );
 
   const employees: EmployeeRepository = {
     find: (restaurantGuid, employeeId) =>

@@ -14,6 +14,7 @@ import {
   type Shift,
   type ShiftRepository,
   storageUnavailable,
+  toResultAsync,
   unarchiveEmployee,
   versionConflict,
 } from '@workforce-kit/core';
@@ -62,10 +63,12 @@ describe('parsed identifiers', () => {
       ]);
       const results = [
         await parsed.asyncAndThen(([restaurant, employee]) =>
-          unarchiveEmployee(deps, { restaurant, employee, requestId: 'r' }),
+          toResultAsync(unarchiveEmployee(deps, { restaurant, employee, requestId: 'r' })),
         ),
         await parsed.asyncAndThen(([restaurant, employee]) =>
-          archiveEmployee(deps, { restaurant, employee: byGuid(employee), requestId: 'r' }),
+          toResultAsync(
+            archiveEmployee(deps, { restaurant, employee: byGuid(employee), requestId: 'r' }),
+          ),
         ),
       ];
       for (const result of results) {
@@ -80,7 +83,9 @@ describe('parsed identifiers', () => {
     const deps = { shifts: store.shifts, clock, ids };
     for (const sent of [shift.guid.toUpperCase(), 'SCHEDULER:7']) {
       const result = await parseRecordId(sent, 'shiftId').asyncAndThen((parsed) =>
-        deleteShift(deps, { restaurant: restaurant.guid, shift: parsed, requestId: 'r' }),
+        toResultAsync(
+          deleteShift(deps, { restaurant: restaurant.guid, shift: parsed, requestId: 'r' }),
+        ),
       );
       expect(result._unsafeUnwrap().record).toMatchObject({ guid: shift.guid, deleted: true });
     }

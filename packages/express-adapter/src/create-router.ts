@@ -60,7 +60,7 @@ export function createRouter(options: RouterOptions): WorkforceRouter {
       next();
       return;
     }
-    answering.then((answer) => writeAnswer(res, answer));
+    writeAnswer(res, answering);
   };
   return Object.assign(router, { ready: Promise.resolve() });
 }

@@ -1,5 +1,11 @@
 import type { ApiOptions } from '@workforce-kit/http';
-import { type Api, type ApiAnswer, createApi } from '@workforce-kit/http/adapter';
+import {
+  type Answering,
+  type Api,
+  type ApiAnswer,
+  createApi,
+  isThenable,
+} from '@workforce-kit/http/adapter';
 import type {
   FastifyError,
   FastifyInstance,
@@ -15,11 +21,11 @@ export type WorkforceKitOptions = ApiOptions;
 
 /** The pipeline's answer, written through Fastify (its `onSend` and `onResponse` hooks run). */
 function send(reply: FastifyReply, answer: ApiAnswer): FastifyReply {
-  const { closed } = answer;
-  if (closed !== undefined) {
+  // (`closed` is called as the answer's method: it may be one.)
+  if (answer.closed !== undefined) {
     const res = reply.raw;
-    if (res.closed) closed(res);
-    else res.once('close', () => closed(res));
+    if (res.closed) answer.closed(res);
+    else res.once('close', () => answer.closed?.(res));
   }
   if (reply.sent) return reply;
   const { headers } = answer;
@@ -37,7 +43,7 @@ function answering(
   prefix: string,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<ApiAnswer> | undefined {
+): Answering | undefined {
   const url = request.raw.url ?? request.url;
   if (!url.startsWith(prefix)) return undefined;
   return api.handle({
@@ -63,14 +69,14 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
 
   // The whole request is the pipeline's, answered from the route's first hook: Fastify neither
   // parses nor checks its body (the pipeline reads one only for an operation that takes one, once
-  // its head has passed), and the route's handler is never reached.
+  // its head has passed), and the route's handler is never reached. The hook is of the callback
+  // kind and never calls on (the reply is sent instead), so that an answer the pipeline has at
+  // once is sent at once, with no promise.
   const serve: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply) => {
     const answer = answering(api, prefix, request, reply);
-    if (answer === undefined) {
-      reply.callNotFound();
-      return Promise.resolve(reply);
-    }
-    return answer.then((ready) => send(reply, ready));
+    if (answer === undefined) reply.callNotFound();
+    else if (isThenable(answer)) answer.then((ready) => send(reply, ready));
+    else send(reply, answer);
   };
   const unreached = (_request: FastifyRequest, reply: FastifyReply) => reply.callNotFound();
 
@@ -112,7 +118,10 @@ export function frameworkErrors(
     if (error.code === 'FST_ERR_BAD_URL') {
       for (const { api, prefix } of mounted.get(request.server.server) ?? []) {
         const answer = answering(api, prefix, request, reply);
-        if (answer !== undefined) return answer.then((ready) => send(reply, ready));
+        if (answer === undefined) continue;
+        return isThenable(answer)
+          ? answer.then((ready) => send(reply, ready))
+          : send(reply, answer);
       }
     }
     return otherwise(error, request, reply);

@@ -12,14 +12,18 @@
  * const handler = (req, res, next) => {
  *   const answering = api.handle({ method: req.method, url: req.url, headers: req.headers, address: req.socket.remoteAddress, body: req });
  *   if (answering === undefined) return next();
- *   answering.then((answer) => writeAnswer(res, answer));
+ *   // The answer, at once when every step of the request was at hand, else a promise of it.
+ *   writeAnswer(res, answering);
  * };
  * ```
  *
  * @packageDocumentation
  */
+
+export { isThenable } from '@workforce-kit/core';
 export { type Api, createApi } from './api.js';
-export type { ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
+export type { UnreadBody, WebBody } from './json-body.js';
+export type { Answering, ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
 export {
   INTERNAL_ERROR,
   problemBody,

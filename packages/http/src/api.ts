@@ -1,6 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import type { Clock, IdSource, RecordedEvent, WorkforceStore } from '@workforce-kit/core';
+import {
+  type Clock,
+  type IdSource,
+  isThenable,
+  type RecordedEvent,
+  type WorkforceStore,
+} from '@workforce-kit/core';
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
@@ -10,6 +15,7 @@ import { createOperationRunner, withinRequestSpans } from './operation-runner.js
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import { createRateLimiter, type RateLimitOptions, type RateLimitWindow } from './rate-limit.js';
+import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
 import { routeTable } from './route-table.js';
@@ -50,7 +56,7 @@ export interface ApiOptions {
   readonly logger?: Logger;
   /** The time source of state changes. @default the system clock */
   readonly clock?: Clock;
-  /** The source of event ids. @default crypto.randomUUID */
+  /** The source of event ids. @default random version 4 UUIDs, as `crypto.randomUUID` makes */
   readonly ids?: IdSource;
   /** Attempts of a use case on a contended record before 503 `WRITE_CONTENTION`. @default 8 */
   readonly maxAttempts?: number;
@@ -160,7 +166,7 @@ export function createApi(options: ApiOptions): Api {
       ? instrumentedStore(options.store, metrics, tracing ? tracerOf() : undefined)
       : options.store),
     clock: options.clock ?? { now: () => new Date() },
-    ids: options.ids ?? { newId: randomUUID },
+    ids: options.ids ?? { newId: newUuid },
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
   const prefixes = prefixesOf(operations);
@@ -183,14 +189,26 @@ export function createApi(options: ApiOptions): Api {
       metrics !== undefined || tracing ? createTelemetry(operations, metrics, tracing) : undefined,
     emit(events, log) {
       if (onEvent === undefined) return;
-      for (const event of events) {
-        Promise.resolve()
-          .then(() => onEvent(event))
-          .catch((error: unknown) => log.error({ err: error, event }, 'onEvent failed'));
-      }
+      // After the answer, in a microtask each; a failure (thrown or rejected) is logged.
+      for (const event of events) queueMicrotask(() => handOn(onEvent, event, log));
     },
   });
   return { handle, operations, prefixes, logger };
+}
+
+/** Calls `onEvent` with an event; logs its failure, thrown or rejected. */
+function handOn(
+  onEvent: (event: RecordedEvent) => void | Promise<void>,
+  event: RecordedEvent,
+  log: Logger,
+): void {
+  const failed = (error: unknown) => log.error({ err: error, event }, 'onEvent failed');
+  try {
+    const handled = onEvent(event);
+    if (isThenable(handled)) handled.then(undefined, failed);
+  } catch (error) {
+    failed(error);
+  }
 }
 
 /** Counts each refusal by the window that refused. */

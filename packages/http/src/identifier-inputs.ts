@@ -81,6 +81,8 @@ export class PathInputs {
   }
 }
 
+const NO_IDENTIFIERS: ReadonlyMap<string, Guid | RecordIdentifier> = new Map();
+
 /** The identifier inputs of one operation's requests. */
 export interface IdentifierInputs {
   /** The path parameters with each identifier parsed, or the malformed ones in the path's order. */
@@ -141,19 +143,26 @@ export function compileIdentifierInputs(operation: ApiOperation): IdentifierInpu
   });
   return {
     path(params) {
-      const parsed = new Map<string, Guid | RecordIdentifier>();
-      const invalid: InvalidInput[] = [];
+      // Made only when the operation has identifiers in its path (getRestaurant has none).
+      const parsed =
+        inPath.length === 0 ? NO_IDENTIFIERS : new Map<string, Guid | RecordIdentifier>();
+      let invalid: InvalidInput[] | undefined;
       for (const { name, field, parse } of inPath) {
         const value = params[name];
         if (value === undefined) {
+          invalid ??= [];
           invalid.push(missing(field));
           continue;
         }
         const result = parse(value, field);
-        if (result.isOk()) parsed.set(name, result.value);
-        else invalid.push(malformed(result.error));
+        if (result.isOk()) {
+          (parsed as Map<string, Guid | RecordIdentifier>).set(name, result.value);
+        } else {
+          invalid ??= [];
+          invalid.push(malformed(result.error));
+        }
       }
-      return invalid.length > 0 ? err(invalid) : ok(new PathInputs(params, parsed));
+      return invalid !== undefined ? err(invalid) : ok(new PathInputs(params, parsed));
     },
     restaurant: contextRestaurant,
   };

@@ -35,6 +35,7 @@ export {
   type RateLimitWindow,
   type WindowCount,
   type WindowCounter,
+  type WindowDecision,
 } from './rate-limit.js';
 export type { MetricsOptions } from './telemetry.js';
 export {

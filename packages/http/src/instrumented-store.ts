@@ -1,4 +1,5 @@
-import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { context, type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { isThenable, type MaybeAsync } from '@workforce-kit/core';
 import { type Result, ResultAsync } from 'neverthrow';
 import type { ApiStore } from './api.js';
 import type { HttpMetrics } from './telemetry.js';
@@ -18,51 +19,77 @@ type StoreCall =
  * rejects, marks the span an error; other errors (`VersionConflict`) are outcomes the use case
  * handles, noted as `workforce_kit.store.error`.
  */
-function measured<A extends unknown[], T, E extends { readonly type: string }>(
+function measured<A, T, E extends { readonly type: string }>(
   call: StoreCall,
-  port: (...args: A) => ResultAsync<T, E>,
+  port: (a: A) => MaybeAsync<T, E>,
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
-): (...args: A) => ResultAsync<T, E> {
+): (a: A) => MaybeAsync<T, E>;
+function measured<A, B, T, E extends { readonly type: string }>(
+  call: StoreCall,
+  port: (a: A, b: B) => MaybeAsync<T, E>,
+  metrics: HttpMetrics | undefined,
+  tracer: Tracer | undefined,
+): (a: A, b: B) => MaybeAsync<T, E>;
+function measured<A, B, T, E extends { readonly type: string }>(
+  call: StoreCall,
+  port: (a: A, b: B) => MaybeAsync<T, E>,
+  metrics: HttpMetrics | undefined,
+  tracer: Tracer | undefined,
+): (a: A, b: B) => MaybeAsync<T, E> {
   // The call's series from the start, at 0 (its child made once).
   metrics?.storeCalls.zero({ call });
   const histogram = metrics?.storeCalls.labels(call);
-  return (...args) => {
+  // (Two arguments, the most a port takes, rather than a rest array made on every call.)
+  return (a, b) => {
     const started = performance.now();
     const span = tracer?.startSpan(call, { kind: SpanKind.INTERNAL }, context.active());
-    const finish = (error: E | undefined, thrown?: unknown) => {
-      histogram?.observe((performance.now() - started) / 1000);
-      if (span === undefined) return;
-      if (thrown !== undefined) {
-        span.recordException(thrown instanceof Error ? thrown : String(thrown));
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      } else if (error !== undefined) {
-        span.setAttribute('workforce_kit.store.error', error.type);
-        if (error.type === 'StorageUnavailable') span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span.end();
-    };
-    let result: ResultAsync<T, E>;
+    let result: MaybeAsync<T, E>;
     try {
-      result = port(...args);
+      result = port(a, b);
     } catch (error) {
-      finish(undefined, error);
+      finish(histogram, started, span, undefined, error);
       throw error;
+    }
+    // Answered at once: measured at once, and passed on as it is (no promise).
+    if (!isThenable(result)) {
+      finish(histogram, started, span, result.isErr() ? result.error : undefined);
+      return result;
     }
     // A ResultAsync's then is its promise's: it returns a Promise (typed PromiseLike), with no
     // extra thenable hop of Promise.resolve.
     const measuredOutcome = result.then(
       (outcome) => {
-        finish(outcome.isErr() ? outcome.error : undefined);
+        finish(histogram, started, span, outcome.isErr() ? outcome.error : undefined);
         return outcome;
       },
       (error: unknown) => {
-        finish(undefined, error ?? 'rejected');
+        finish(histogram, started, span, undefined, error ?? 'rejected');
         throw error;
       },
     ) as Promise<Result<T, E>>;
     return new ResultAsync(measuredOutcome);
   };
+}
+
+/** A store call's end: its duration observed, its span (with tracing) ended as it went. */
+function finish(
+  histogram: { observe(seconds: number): void } | undefined,
+  started: number,
+  span: Span | undefined,
+  error: { readonly type: string } | undefined,
+  thrown?: unknown,
+): void {
+  histogram?.observe((performance.now() - started) / 1000);
+  if (span === undefined) return;
+  if (thrown !== undefined) {
+    span.recordException(thrown instanceof Error ? thrown : String(thrown));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  } else if (error !== undefined) {
+    span.setAttribute('workforce_kit.store.error', error.type);
+    if (error.type === 'StorageUnavailable') span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
 }
 
 /**

@@ -6,17 +6,19 @@ import {
   type Employee,
   type Guid,
   getRestaurant,
+  isThenable,
+  type MaybeAsync,
   type RecordedEvent,
   type Restaurant,
   type Shift,
   type UseCaseDeps,
   unarchiveEmployee,
 } from '@workforce-kit/core';
-import type { ResultAsync } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import type { PathInputs } from './identifier-inputs.js';
 import type { OperationId } from './operations.js';
 import type { RequestTelemetry } from './telemetry.js';
-import { toEmployeeBody, toRestaurantBody, toShiftBody } from './wire-bodies.js';
+import { employeeJson, shiftJson, toRestaurantBody } from './wire-bodies.js';
 
 /** What an operation is given: its validated inputs, identifiers parsed, and the request's id. */
 export interface OperationInput {
@@ -34,32 +36,67 @@ export interface OperationInput {
   readonly telemetry?: RequestTelemetry | undefined;
 }
 
-/** An operation's outcome: the 200's body and the events of its change, or the core's error. */
+/**
+ * An operation's outcome: the 200's body (the JSON text and its byte length the answer sends), and
+ * the events of its change; or the core's error.
+ */
 export type OperationResult =
-  | { readonly body: object; readonly events: readonly RecordedEvent[]; readonly error?: undefined }
+  | {
+      readonly text: string;
+      /** `Content-Length`: the text's length in bytes. */
+      readonly length: string;
+      readonly events: readonly RecordedEvent[];
+      readonly error?: undefined;
+    }
   | { readonly error: DomainError };
 
-/** Runs an operation's use case. */
+/** Runs an operation's use case: its outcome now when the store answers at once, else later. */
 export type OperationRunner = (
   id: OperationId,
   input: OperationInput,
-) => PromiseLike<OperationResult>;
+) => OperationResult | PromiseLike<OperationResult>;
+
+const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);
+
+/** The outcome of an operation that answered 200. */
+type Answered = Extract<OperationResult, { readonly text: string }>;
+
+/** A 200's body as it goes on the wire. */
+function answered(text: string, events: readonly RecordedEvent[]): Answered {
+  return { text, length: String(Buffer.byteLength(text)), events };
+}
+
+/**
+ * The 200 of a read, kept with the record it was made of: a store's records are immutable values
+ * (the memory store's are frozen), so the same record read again is answered with the same text,
+ * made once.
+ */
+function keptWith<T extends object>(toJson: (record: T) => string): (record: T) => Answered {
+  const kept = new WeakMap<T, Answered>();
+  return (record) => {
+    const known = kept.get(record);
+    if (known !== undefined) return known;
+    const result = answered(toJson(record), NO_EVENTS);
+    kept.set(record, result);
+    return result;
+  };
+}
 
 const committed =
-  <T>(toBody: (record: T) => object) =>
-  ({ record, events }: Committed<T>) => ({ body: toBody(record), events });
+  <T>(toJson: (record: T) => string) =>
+  ({ record, events }: Committed<T>) =>
+    answered(toJson(record), events);
 
 /**
  * The use case of each operation, its command made of the parsed inputs (the spec names each
  * identifier's parser: `GuidInput`, `RecordIdInput`), and how its value goes on the wire.
  */
 function useCases(deps: UseCaseDeps): {
-  readonly [id in OperationId]: (
-    input: OperationInput,
-  ) => ResultAsync<OperationResult, DomainError>;
+  readonly [id in OperationId]: (input: OperationInput) => MaybeAsync<OperationResult, DomainError>;
 } {
-  const employee = committed<Employee>(toEmployeeBody);
-  const shift = committed<Shift>(toShiftBody);
+  const employee = committed<Employee>(employeeJson);
+  const shift = committed<Shift>(shiftJson);
+  const restaurant = keptWith<Restaurant>((record) => JSON.stringify(toRestaurantBody(record)));
   return {
     unarchiveEmployee: ({ restaurant, path, requestId }) =>
       unarchiveEmployee(deps, { restaurant, employee: path.guid('employeeId'), requestId }).map(
@@ -71,25 +108,33 @@ function useCases(deps: UseCaseDeps): {
       ),
     deleteShift: ({ restaurant, path, requestId }) =>
       deleteShift(deps, { restaurant, shift: path.recordId('shiftId'), requestId }).map(shift),
-    getRestaurant: ({ restaurant, path, query }) =>
+    getRestaurant: ({ restaurant: context, path, query }) =>
       getRestaurant(deps, {
-        restaurant,
+        restaurant: context,
         // As sent: anything but the context restaurant, a value that is not a GUID included, is not found.
         requested: path.text('restaurantGUID'),
         // Validated and coerced: true, false or absent.
         includeArchived: query.includeArchived === true,
-      }).map((found: Restaurant) => ({ body: toRestaurantBody(found), events: [] })),
+      }).map(restaurant),
   };
 }
 
+/** A use case's result as the pipeline takes it. */
+function outcomeOf(result: Result<OperationResult, DomainError>): OperationResult {
+  return result.isOk() ? result.value : { error: result.error };
+}
+
 /**
- * The runner of the operations over the use cases. A use case never rejects (its errors are
- * values); a store that throws anyway rejects the returned promise, for the adapter's 500.
+ * The runner of the operations over the use cases: the outcome at once when the store answers at
+ * once, else a promise of it. A use case never rejects (its errors are values); a store that
+ * throws anyway throws (or rejects the promise), for the pipeline's 500.
  */
 export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
   const byId = useCases(deps);
-  return (id, input) =>
-    byId[id](input).then((result) => (result.isOk() ? result.value : { error: result.error }));
+  return (id, input) => {
+    const result = byId[id](input);
+    return isThenable(result) ? result.then(outcomeOf) : outcomeOf(result);
+  };
 }
 
 /**

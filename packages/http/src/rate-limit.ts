@@ -16,9 +16,18 @@ export interface WindowCount {
   readonly msBeforeNext: number;
 }
 
+/** A window's count of a key after a request, answered at once: the count, and whether it was refused. */
+export interface WindowDecision {
+  readonly count: WindowCount;
+  /** The window had no point left: the request is refused (and was not counted). */
+  readonly spent: boolean;
+}
+
 /**
  * What the edge asks of a window's limiter: count a request of a key. A rate-limiter-flexible
- * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …).
+ * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …). A limiter that can often
+ * decide from what it holds (leased or cached counts) also offers `consumeNow`, so that the
+ * request is decided without a promise.
  */
 export interface WindowCounter {
   /**
@@ -26,6 +35,20 @@ export interface WindowCounter {
    * `Error`) when they are spent. Any other rejection is the limiter's failure.
    */
   consume(key: string): Promise<WindowCount>;
+  /**
+   * Optional: counts a request of `key` at once, when the limiter can decide from what it holds;
+   * `undefined` when it cannot, having counted nothing, and the edge then calls `consume`. A
+   * throw is the limiter's failure, as a rejection of `consume` is.
+   *
+   * @param key - the restaurant context (or the client's address)
+   * @returns the decision, or `undefined` to be asked through `consume`
+   * @example
+   * ```ts
+   * const decided = counter.consumeNow?.(key);
+   * const count = decided === undefined ? await counter.consume(key) : decided.count;
+   * ```
+   */
+  consumeNow?(key: string): WindowDecision | undefined;
 }
 
 /** Rate limits per restaurant context (per client address when a request names none). */
@@ -36,8 +59,9 @@ export interface RateLimitOptions {
   readonly per15Minutes?: number;
   /**
    * Makes the counter of a window. The default counts in memory (at once, without a promise), so
-   * the limits are per process; return a shared one (a rate-limiter-flexible
-   * `RateLimiterPostgres`, `RateLimiterRedis`, …) to share them between processes.
+   * the limits are per process; return a shared one (`@workforce-kit/postgres`'s
+   * `createPostgresRateLimits`, or a rate-limiter-flexible `RateLimiterRedis`, …) to share them
+   * between processes. A counter with `consumeNow` decides without a promise when it can.
    * @default a bounded in-memory counter per window
    * @example
    * ```ts
@@ -61,16 +85,26 @@ export const RATE_LIMIT_DEFAULTS = {
   maxKeys: 10_000,
 } as const;
 
+/** The options of every read of a key's window, given so that lru-cache makes no default `{}`. */
+const KEY_GET: LRUCache.GetOptions<string, KeyWindow, unknown> = {};
+
 /** What the default in-memory counter keeps of a key: its requests in the window, and its end. */
 interface KeyWindow {
   counted: number;
   readonly resetsAt: number;
+  /** Whether the request last counted found no point left (and so was not counted). */
+  spent: boolean;
 }
 
 /** A counter that answers at once, in this process's memory. */
 export interface MemoryWindowCounter {
   /** Counts a request of `key`: the count after it, and whether the window had no point left. */
-  consume(key: string): { readonly count: WindowCount; readonly spent: boolean };
+  consume(key: string): WindowDecision;
+  /**
+   * Counts a request of `key` at `now`, as `consume` does, and answers with the key's window as the
+   * counter holds it (read at once; no object made for the answer).
+   */
+  count(key: string, now: number): Readonly<KeyWindow>;
   /** How many keys it holds. */
   readonly size: number;
 }
@@ -85,19 +119,24 @@ export interface MemoryWindowCounter {
 export function memoryWindowCounter(window: RateLimitWindow, maxKeys: number): MemoryWindowCounter {
   const durationMs = window.durationSeconds * 1000;
   const keys = new LRUCache<string, KeyWindow>({ max: maxKeys });
+  const count = (key: string, now: number): KeyWindow => {
+    let held = keys.get(key, KEY_GET);
+    if (held === undefined || held.resetsAt <= now) {
+      held = { counted: 0, resetsAt: now + durationMs, spent: false };
+      keys.set(key, held);
+    }
+    held.spent = held.counted >= window.points;
+    if (!held.spent) held.counted += 1;
+    return held;
+  };
   return {
+    count,
     consume(key) {
       const now = Date.now();
-      let held = keys.get(key);
-      if (held === undefined || held.resetsAt <= now) {
-        held = { counted: 0, resetsAt: now + durationMs };
-        keys.set(key, held);
-      }
-      const spent = held.counted >= window.points;
-      if (!spent) held.counted += 1;
+      const held = count(key, now);
       return {
         count: { remainingPoints: window.points - held.counted, msBeforeNext: held.resetsAt - now },
-        spent,
+        spent: held.spent,
       };
     },
     get size() {
@@ -114,7 +153,8 @@ export interface RateLimitDecision {
 
 /**
  * Counts requests by key and decides: let through, or 429. The default in-memory limits decide at
- * once; a shared limiter's decision is a promise.
+ * once; so does a shared limiter whose windows answer `consumeNow`, when they can. Otherwise the
+ * decision is a promise.
  */
 export interface RateLimiter {
   check(key: string, log: Logger): RateLimitDecision | Promise<RateLimitDecision>;
@@ -182,8 +222,9 @@ export interface RateLimiterHooks {
  * requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` headers (IETF draft 6)
  * describe the window closest to running out (the fewest requests left), and on a 429 the window
  * that refused, whose `Retry-After` is also sent. With the default in-memory counters the decision
- * is made at once; with `limiter`'s (a shared store), a limiter that fails (its store is down)
- * lets the request through, and the failure is logged.
+ * is made at once; with `limiter`'s (a shared store), it is made at once while each window's
+ * `consumeNow` answers, and awaited from the first window that cannot (through its `consume`). A
+ * limiter that fails (its store is down) lets the request through, and the failure is logged.
  */
 export function createRateLimiter(
   options: RateLimitOptions,
@@ -212,39 +253,87 @@ export function createRateLimiter(
     const counted = windows.map((window) => ({
       window,
       counter: memoryWindowCounter(window, maxKeys),
+      limit: String(window.points),
     }));
+    // Read from the counters' own windows: a request that is let through makes its headers and
+    // its decision, and nothing else.
     return {
       check(key) {
-        let tightest: Counted | undefined;
-        for (const { window, counter } of counted) {
-          const { count, spent } = counter.consume(key);
-          if (spent) return refused(window, count);
-          tightest = tighter(tightest, { window, count });
+        const now = Date.now();
+        let limit = '';
+        let remaining = Number.POSITIVE_INFINITY;
+        let resetsAt = 0;
+        for (const { window, counter, limit: points } of counted) {
+          const held = counter.count(key, now);
+          const left = window.points - held.counted;
+          if (held.spent) {
+            return refused(window, { remainingPoints: left, msBeforeNext: held.resetsAt - now });
+          }
+          if (left < remaining) {
+            limit = points;
+            remaining = left;
+            resetsAt = held.resetsAt;
+          }
         }
-        return allowed(tightest);
+        return {
+          headers: {
+            'RateLimit-Limit': limit,
+            'RateLimit-Remaining': String(remaining),
+            'RateLimit-Reset': String(seconds(resetsAt - now)),
+          },
+          refused: undefined,
+        };
       },
     };
   }
 
   const shared = windows.map((window) => ({ window, counter: limiter(window) }));
-  return {
-    async check(key, log) {
-      let tightest: Counted | undefined;
-      for (const { window, counter } of shared) {
-        let count: WindowCount;
-        try {
-          count = await counter.consume(key);
-        } catch (rejection) {
-          if (!isCount(rejection)) {
-            log.warn(
-              { err: rejection, window: window.name },
-              'rate limiter unavailable; request let through',
-            );
-            continue;
-          }
-          return refused(window, rejection);
+  const unavailable = (log: Logger, window: RateLimitWindow, failure: unknown) => {
+    log.warn(
+      { err: failure, window: window.name },
+      'rate limiter unavailable; request let through',
+    );
+  };
+  /** The windows from `first` on, each awaited: what `check` does once one cannot answer at once. */
+  const awaited = async (
+    key: string,
+    log: Logger,
+    first: number,
+    counted: Counted | undefined,
+  ): Promise<RateLimitDecision> => {
+    let tightest = counted;
+    for (let index = first; index < shared.length; index += 1) {
+      const { window, counter } = shared[index] as (typeof shared)[number];
+      let count: WindowCount;
+      try {
+        count = await counter.consume(key);
+      } catch (rejection) {
+        if (!isCount(rejection)) {
+          unavailable(log, window, rejection);
+          continue;
         }
-        tightest = tighter(tightest, { window, count });
+        return refused(window, rejection);
+      }
+      tightest = tighter(tightest, { window, count });
+    }
+    return allowed(tightest);
+  };
+  return {
+    check(key, log) {
+      let tightest: Counted | undefined;
+      for (let index = 0; index < shared.length; index += 1) {
+        const { window, counter } = shared[index] as (typeof shared)[number];
+        if (counter.consumeNow === undefined) return awaited(key, log, index, tightest);
+        let decided: WindowDecision | undefined;
+        try {
+          decided = counter.consumeNow(key);
+        } catch (failure) {
+          unavailable(log, window, failure);
+          continue;
+        }
+        if (decided === undefined) return awaited(key, log, index, tightest);
+        if (decided.spent) return refused(window, decided.count);
+        tightest = tighter(tightest, { window, count: decided.count });
       }
       return allowed(tightest);
     },

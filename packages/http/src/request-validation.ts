@@ -42,8 +42,25 @@ export type RequestCheck =
     }
   | { readonly valid: false; readonly invalid: readonly InvalidInput[] };
 
-/** Validates the requests of one operation against the spec. */
-export type RequestValidator = (parts: RequestParts) => RequestCheck;
+/**
+ * Validates the requests of one operation against the spec, given the parts of
+ * {@link RequestParts} one by one (no object made per request to hold them).
+ */
+export type RequestValidator = (
+  params: RequestParts['params'],
+  headers: RequestParts['headers'],
+  query: RequestParts['query'],
+  body: RequestParts['body'],
+  restaurant: RequestParts['restaurant'],
+) => RequestCheck;
+
+/** A query with no parameter: validated as it is (coercion has nothing to change in it). */
+const NO_PARAMETERS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function hasNoKeys(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
+}
 
 const SPEC_ID = 'workforce-kit-spec';
 const COMPONENT_SCHEMAS = '#/components/schemas/';
@@ -199,28 +216,35 @@ export function compileRequestValidators(
       const headers = compile(schemas.headers, 'headers');
       const query = compile(schemas.querystring, 'querystring');
       const body = schemas.body === undefined ? undefined : compile(schemas.body, 'body');
-      const validator: RequestValidator = (parts) => {
-        const path = identifiers.path(parts.params);
-        const restaurant = identifiers.restaurant(parts.restaurant, parts.headers);
-        const coerced = { ...parts.query };
+      const validator: RequestValidator = (
+        sentParams,
+        sentHeaders,
+        sentQuery,
+        sentBody,
+        authorized,
+      ) => {
+        const path = identifiers.path(sentParams);
+        const restaurant = identifiers.restaurant(authorized, sentHeaders);
+        // Coerced in a copy: the caller's query stays as parsed.
+        const coerced = hasNoKeys(sentQuery) ? NO_PARAMETERS : { ...sentQuery };
         if (
           path.isOk() &&
           restaurant.isOk() &&
-          params(parts.params) &&
-          headers(parts.headers) &&
+          params(sentParams) &&
+          headers(sentHeaders) &&
           query(coerced) &&
-          (body === undefined || parts.body === undefined || body(parts.body))
+          (body === undefined || sentBody === undefined || body(sentBody))
         ) {
           return { valid: true, restaurant: restaurant.value, path: path.value, query: coerced };
         }
         // Some input is invalid: run each check again to collect every bad input, in request order.
         const invalid: InvalidInput[] = [];
         if (path.isErr()) invalid.push(...path.error);
-        if (!params(parts.params)) collect(invalid, 'params', params.errors);
+        if (!params(sentParams)) collect(invalid, 'params', params.errors);
         if (restaurant.isErr()) invalid.push(restaurant.error);
-        if (!headers(parts.headers)) collect(invalid, 'headers', headers.errors);
-        if (!query({ ...parts.query })) collect(invalid, 'query', query.errors);
-        if (body !== undefined && parts.body !== undefined && !body(parts.body)) {
+        if (!headers(sentHeaders)) collect(invalid, 'headers', headers.errors);
+        if (!query({ ...sentQuery })) collect(invalid, 'query', query.errors);
+        if (body !== undefined && sentBody !== undefined && !body(sentBody)) {
           collect(invalid, 'body', body.errors);
         }
         return { valid: false, invalid };

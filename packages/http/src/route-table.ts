@@ -28,6 +28,9 @@ interface CompiledPath {
 
 const NOT_FOUND: RouteMatch = { kind: 'not-found' };
 
+/** The most segments a routed path has; a longer one is no path of the API (no template is as long). */
+const MAX_SEGMENTS = 32;
+
 function decoded(segment: string): string | undefined {
   if (!segment.includes('%')) return segment;
   try {
@@ -81,10 +84,9 @@ export function routeTable(
       }
     }
     if (!under) return undefined;
-    const segments = path.split('/');
-    const count = segments.length;
+    const count = segmentBounds(path);
     for (const candidate of compiled.get(count) ?? []) {
-      if (!matches(candidate, segments)) continue;
+      if (!matches(candidate, path, count)) continue;
       const operation = candidate.byMethod.get(method === 'HEAD' ? 'GET' : method);
       if (operation === undefined) return { kind: 'method-not-allowed', allow: candidate.allow };
       const params: Record<string, string> = {};
@@ -92,7 +94,7 @@ export function routeTable(
       for (let i = 0; i < count; i++) {
         const name = candidate.names[i];
         if (name === undefined) continue;
-        const raw = segments[i] as string;
+        const raw = path.slice(BOUNDS[i] as number, (BOUNDS[i + 1] as number) - 1);
         const value = decoded(raw);
         // Taken as sent; refused (after the token is checked) where the spec constrains it.
         if (value === undefined && !operation.unconstrainedParams.has(name)) undecodable ??= name;
@@ -104,11 +106,36 @@ export function routeTable(
   };
 }
 
+/**
+ * Where each segment of the path being routed starts: segment `i` is `path.slice(BOUNDS[i],
+ * BOUNDS[i + 1] - 1)`. Routing is synchronous, so one array serves every request, and the path is
+ * matched where it lies rather than split into new strings.
+ */
+const BOUNDS = new Int32Array(MAX_SEGMENTS + 1);
+
+/** Finds the path's segments (into {@link BOUNDS}); their count, or 0 past {@link MAX_SEGMENTS}. */
+function segmentBounds(path: string): number {
+  let count = 0;
+  BOUNDS[0] = 0;
+  for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1)) {
+    if (++count >= MAX_SEGMENTS) return 0;
+    BOUNDS[count] = at + 1;
+  }
+  BOUNDS[++count] = path.length + 1;
+  return count;
+}
+
 /** Whether a path's segments fit a template: its literals as they are, a non-empty segment for each parameter. */
-function matches(candidate: CompiledPath, segments: readonly string[]): boolean {
-  for (let i = 0; i < segments.length; i++) {
+function matches(candidate: CompiledPath, path: string, count: number): boolean {
+  for (let i = 0; i < count; i++) {
+    const start = BOUNDS[i] as number;
+    const length = (BOUNDS[i + 1] as number) - 1 - start;
     const literal = candidate.literals[i];
-    if (literal === undefined ? segments[i] === '' : literal !== segments[i]) return false;
+    if (literal === undefined) {
+      if (length === 0) return false;
+    } else if (literal.length !== length || !path.startsWith(literal, start)) {
+      return false;
+    }
   }
   return true;
 }

@@ -31,7 +31,19 @@ function present<T extends object>(value: Loose<T>): T {
 
 /** An employee as the wire shows it. */
 export function toEmployeeBody(employee: Employee): Schemas['Employee'] {
-  return present<Schemas['Employee']>({
+  return present(looseEmployee(employee));
+}
+
+/**
+ * The JSON text of {@link toEmployeeBody}, made without its copy (`JSON.stringify` leaves out
+ * what is undefined): what a change's 200 sends.
+ */
+export function employeeJson(employee: Employee): string {
+  return JSON.stringify(looseEmployee(employee));
+}
+
+function looseEmployee(employee: Employee): Loose<Schemas['Employee']> {
+  return {
     guid: employee.guid,
     entityType: 'RestaurantUser',
     externalId: employee.externalId,
@@ -49,12 +61,21 @@ export function toEmployeeBody(employee: Employee): Schemas['Employee'] {
     jobReferences: wire(employee.jobReferences),
     wageOverrides: wire(employee.wageOverrides),
     v2EmployeeGuid: employee.v2EmployeeGuid,
-  });
+  };
 }
 
 /** A shift as the wire shows it. */
 export function toShiftBody(shift: Shift): Schemas['Shift'] {
-  return present<Schemas['Shift']>({
+  return present(looseShift(shift));
+}
+
+/** The JSON text of {@link toShiftBody}, made without its copy: what a delete's 200 sends. */
+export function shiftJson(shift: Shift): string {
+  return JSON.stringify(looseShift(shift));
+}
+
+function looseShift(shift: Shift): Loose<Schemas['Shift']> {
+  return {
     guid: shift.guid,
     entityType: 'Shift',
     externalId: shift.externalId,
@@ -67,7 +88,7 @@ export function toShiftBody(shift: Shift): Schemas['Shift'] {
     inDate: shift.inDate,
     outDate: shift.outDate,
     scheduleConfig: shift.scheduleConfig,
-  });
+  };
 }
 
 /** A restaurant's configuration as the wire shows it. */

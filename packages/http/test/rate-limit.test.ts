@@ -1,5 +1,13 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { memoryWindowCounter } from '../src/rate-limit.js';
+import type { Logger } from '../src/logger.js';
+import {
+  createRateLimiter,
+  memoryWindowCounter,
+  type RateLimitWindow,
+  type WindowCount,
+  type WindowCounter,
+  type WindowDecision,
+} from '../src/rate-limit.js';
 
 describe('the default in-memory limiter', () => {
   const window = { name: '15 minutes', points: 3, durationSeconds: 900 } as const;
@@ -36,5 +44,129 @@ describe('the default in-memory limiter', () => {
       spent: false,
       count: { remainingPoints: 1, msBeforeNext: 1000 },
     });
+  });
+});
+
+/** A logger that keeps its warnings. */
+function keptLogger(): Logger & { readonly warnings: string[] } {
+  const warnings: string[] = [];
+  const logger: Logger & { readonly warnings: string[] } = {
+    warnings,
+    info: () => undefined,
+    warn: (_details, message) => {
+      warnings.push(message ?? '');
+    },
+    error: () => undefined,
+    child: () => logger,
+  };
+  return logger;
+}
+
+/**
+ * A shared window counter over a memory counter that answers at once (`consumeNow`) only while
+ * `atOnce` says so, and through `consume` (a promise) otherwise; it records which was asked.
+ */
+function leasedCounter(window: RateLimitWindow, atOnce: () => boolean) {
+  const memory = memoryWindowCounter(window, 100);
+  const asked: ('now' | 'awaited')[] = [];
+  const counter: WindowCounter = {
+    consumeNow(key): WindowDecision | undefined {
+      if (!atOnce()) return undefined;
+      asked.push('now');
+      return memory.consume(key);
+    },
+    consume(key): Promise<WindowCount> {
+      asked.push('awaited');
+      const { count, spent } = memory.consume(key);
+      return spent ? Promise.reject(count) : Promise.resolve(count);
+    },
+  };
+  return { counter, asked };
+}
+
+describe('a shared limiter that can answer at once (consumeNow)', () => {
+  const log = keptLogger();
+
+  it('decides without a promise while every window answers at once', () => {
+    const made = new Map<string, ReturnType<typeof leasedCounter>>();
+    const limiter = createRateLimiter({
+      perSecond: 2,
+      per15Minutes: 100,
+      limiter: (window) => {
+        const leased = leasedCounter(window, () => true);
+        made.set(window.name, leased);
+        return leased.counter;
+      },
+    });
+    const first = limiter.check('r1', log);
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toMatchObject({
+      refused: undefined,
+      headers: { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1' },
+    });
+    limiter.check('r1', log);
+    const refused = limiter.check('r1', log);
+    expect(refused).not.toBeInstanceOf(Promise);
+    expect(refused).toMatchObject({
+      refused: { code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } },
+      headers: { 'RateLimit-Remaining': '0' },
+    });
+    // The refusal by the second's window spent nothing of the 15 minutes'.
+    expect(made.get('second')?.asked).toEqual(['now', 'now', 'now']);
+    expect(made.get('15 minutes')?.asked).toEqual(['now', 'now']);
+  });
+
+  it('awaits from the first window that cannot answer at once, having counted the others once', async () => {
+    let longAtOnce = false;
+    const made = new Map<string, ReturnType<typeof leasedCounter>>();
+    const limiter = createRateLimiter({
+      perSecond: 10,
+      per15Minutes: 2,
+      limiter: (window) => {
+        const leased = leasedCounter(window, () => window.name === 'second' || longAtOnce);
+        made.set(window.name, leased);
+        return leased.counter;
+      },
+    });
+    const checked = limiter.check('r1', log);
+    expect(checked).toBeInstanceOf(Promise);
+    expect(await checked).toMatchObject({
+      refused: undefined,
+      headers: { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1' },
+    });
+    expect(made.get('second')?.asked).toEqual(['now']);
+    expect(made.get('15 minutes')?.asked).toEqual(['awaited']);
+    longAtOnce = true;
+    expect(limiter.check('r1', log)).toMatchObject({ refused: undefined });
+    const refused = limiter.check('r1', log);
+    expect(refused).not.toBeInstanceOf(Promise);
+    expect(refused).toMatchObject({ refused: { code: 'RATE_LIMITED' } });
+  });
+
+  it('lets the request through, and logs, when consumeNow throws', () => {
+    const limiter = createRateLimiter({
+      limiter: () => ({
+        consumeNow: () => {
+          throw new Error('lease store broken');
+        },
+        consume: () => Promise.reject(new Error('unused')),
+      }),
+    });
+    const logged = keptLogger();
+    expect(limiter.check('r1', logged)).toEqual({ headers: {}, refused: undefined });
+    expect(logged.warnings).toEqual([
+      'rate limiter unavailable; request let through',
+      'rate limiter unavailable; request let through',
+    ]);
+  });
+
+  it('awaits a counter without consumeNow, as a rate-limiter-flexible limiter is', async () => {
+    const memory = memoryWindowCounter({ name: 'second', points: 5, durationSeconds: 1 }, 10);
+    const limiter = createRateLimiter({
+      limiter: () => ({ consume: (key) => Promise.resolve(memory.consume(key).count) }),
+    });
+    const checked = limiter.check('r1', log);
+    expect(checked).toBeInstanceOf(Promise);
+    expect(await checked).toMatchObject({ refused: undefined });
   });
 });

@@ -78,7 +78,7 @@ export function createRequestHandler(options: RequestHandlerOptions): WorkforceR
       address: req.socket.remoteAddress,
       body: req,
     });
-    if (answering !== undefined) answering.then((answer) => writeAnswer(res, answer));
+    if (answering !== undefined) writeAnswer(res, answering);
     else if (next !== undefined) next();
     else notFound(req, res);
   };

@@ -4,6 +4,8 @@
  * flight is sent at once, alone; under load a batch is whatever queued during the previous write.
  *
  * Each change keeps its own outcome: `commit` answers one outcome per change, in the order given.
+ * Reads batch the same way (the restaurants a PostgreSQL server's store reads: each read is sent
+ * after its request arrived, so none answers from before it), with no key: any may share a batch.
  * Two changes with the same key (one record) never share a batch: the later one waits for the
  * next, so each is decided against what the earlier one left. A batch that the database refuses as
  * a whole (a statement error that one change may have caused: a bad value, a broken constraint, a
@@ -17,7 +19,8 @@ export class GroupCommit<Change, Outcome> {
   /**
    * @param commit - writes a batch (one statement); resolves with one outcome per change, in the
    *   order given, once the batch is committed (a change without one fails)
-   * @param keyOf - the record a change writes: changes of one key go to separate batches
+   * @param keyOf - the record a change writes: changes of one key go to separate batches;
+   *   `undefined` for reads, which any batch may hold together
    * @param maxBatchSize - the most changes one write carries
    * @param onBatch - told the size of each batch sent (for metrics)
    */
@@ -25,7 +28,7 @@ export class GroupCommit<Change, Outcome> {
     private readonly commit: (
       changes: readonly Change[],
     ) => Promise<readonly (Outcome | undefined)[]>,
-    private readonly keyOf: (change: Change) => string,
+    private readonly keyOf: ((change: Change) => string) | undefined,
     private readonly maxBatchSize: number,
     private readonly onBatch: ((size: number) => void) | undefined,
   ) {
@@ -66,11 +69,13 @@ export class GroupCommit<Change, Outcome> {
   #take(): Queued<Change, Outcome>[] {
     const queue = this.#queue;
     if (queue.length <= 1) return queue.splice(0, queue.length);
+    const { keyOf } = this;
+    if (keyOf === undefined) return queue.splice(0, this.maxBatchSize);
     const batch: Queued<Change, Outcome>[] = [];
     const keys = new Set<string>();
     let kept = 0;
     for (const queued of queue) {
-      const key = this.keyOf(queued.change);
+      const key = keyOf(queued.change);
       if (batch.length < this.maxBatchSize && !keys.has(key)) {
         keys.add(key);
         batch.push(queued);

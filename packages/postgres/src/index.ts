@@ -54,6 +54,16 @@ export {
   PGliteOpenError,
 } from './pglite.js';
 export {
+  createPostgresRateLimits,
+  type LeasedCount,
+  type LeasedDecision,
+  type LeasedRateLimitWindow,
+  type LeasedWindowCounter,
+  type PostgresRateLimits,
+  type PostgresRateLimitsOptions,
+  RATE_LIMIT_LEASE_DEFAULTS,
+} from './postgres-rate-limits.js';
+export {
   createPostgresStore,
   DEFAULT_MAX_BATCH_SIZE,
   type PostgresStoreOptions,

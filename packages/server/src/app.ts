@@ -10,6 +10,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
 import {
   type AccessTokenVerifier,
+  type ApiOptions,
   createJwtVerifier,
   type RateLimitWindow,
   type WindowCounter,
@@ -79,27 +80,42 @@ export async function buildApp(context: AppContext, server: Server): Promise<App
       ...docsRoutes(() => context.url),
       ...(registry === undefined ? [] : [metricsRoute(registry)]),
     ],
-    api: {
-      store: context.store,
-      auth,
-      logger,
-      rateLimit: {
-        perSecond: config.rateLimitPerSecond,
-        per15Minutes: config.rateLimitPer15Minutes,
-        maxKeys: config.rateLimitMaxKeys,
-        ...(context.sharedLimiter === undefined ? {} : { limiter: context.sharedLimiter }),
-      },
-      requestTimeoutMs: config.requestTimeoutMs,
-      // helmet's headers, in each answer's one write (the host's routes set them themselves).
-      responseHeaders: SECURITY_HEADERS,
-      onEvent: (event) => logger.info({ event }, 'domain event'),
-      ...(registry === undefined ? {} : { metrics: { registry } }),
-      tracing: tracing !== undefined,
-    },
+    api: referenceApiOptions(context, auth, registry, tracing !== undefined),
     started: context.started,
     logger,
   };
   return { listener: await frameworkApp(parts, config, server), registry, tracing };
+}
+
+/**
+ * The options the reference server gives the API, whatever its framework: the store, the verifier,
+ * the log, the rate limits, the timeout, helmet's headers, a log line per event, and the metrics
+ * and tracing when they are on. The in-process bench (bench/alloc.ts) builds the API from these.
+ */
+export function referenceApiOptions(
+  context: Pick<AppContext, 'config' | 'logger' | 'store' | 'sharedLimiter'>,
+  auth: AccessTokenVerifier,
+  registry: Registry | undefined,
+  tracing: boolean,
+): ApiOptions {
+  const { config, logger } = context;
+  return {
+    store: context.store,
+    auth,
+    logger,
+    rateLimit: {
+      perSecond: config.rateLimitPerSecond,
+      per15Minutes: config.rateLimitPer15Minutes,
+      maxKeys: config.rateLimitMaxKeys,
+      ...(context.sharedLimiter === undefined ? {} : { limiter: context.sharedLimiter }),
+    },
+    requestTimeoutMs: config.requestTimeoutMs,
+    // helmet's headers, in each answer's one write (the host's routes set them themselves).
+    responseHeaders: SECURITY_HEADERS,
+    onEvent: (event) => logger.info({ event }, 'domain event'),
+    ...(registry === undefined ? {} : { metrics: { registry } }),
+    tracing,
+  };
 }
 
 /** The app on the configured framework, as the bound server's request listener. */
@@ -124,6 +140,10 @@ async function frameworkApp(
   if (config.httpFramework === 'node') {
     const { nodeApp } = await import('./node-app.js');
     return nodeApp(parts);
+  }
+  if (config.httpFramework === 'hono') {
+    const { honoApp } = await import('./hono-app.js');
+    return honoApp(parts);
   }
   const { expressApp } = await import('./express-app.js');
   return expressApp(parts);

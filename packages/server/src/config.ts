@@ -144,13 +144,16 @@ const optionalText = z
   .transform((value) => (value.trim() === '' ? undefined : value.trim()))
   .optional();
 
-/** The web frameworks the server runs on (`HTTP_FRAMEWORK`); `node` is node:http alone. */
-export const HTTP_FRAMEWORKS = ['express', 'fastify', 'node'] as const;
+/**
+ * The web frameworks the server runs on (`HTTP_FRAMEWORK`); `node` is node:http alone, `hono` is
+ * Hono on `@hono/node-server` with the API through the fetch adapter.
+ */
+export const HTTP_FRAMEWORKS = ['express', 'fastify', 'node', 'hono'] as const;
 export type HttpFramework = (typeof HTTP_FRAMEWORKS)[number];
 
 const environment = z.object({
   HTTP_FRAMEWORK: z
-    .enum(HTTP_FRAMEWORKS, { message: 'HTTP_FRAMEWORK must be express, fastify or node' })
+    .enum(HTTP_FRAMEWORKS, { message: 'HTTP_FRAMEWORK must be express, fastify, node or hono' })
     .default('express'),
   PORT: z.coerce
     .number({ message: 'PORT must be a number' })

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
 import type { ApiOptions, Logger, ProblemOccurrence } from '@workforce-kit/http';
+import getRawBody from 'raw-body';
 
 /**
  * A request to a route of the reference server outside the API (health, docs, the development
@@ -108,4 +109,65 @@ export function afterBody(req: IncomingMessage, answer: () => void): void {
   }
   req.once('end', answer);
   req.resume();
+}
+
+const UNDECODABLE_PATH: ProblemOccurrence = {
+  code: 'VALIDATION_FAILED',
+  detail: 'The request has 1 invalid input.',
+  errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
+};
+const BODY_TOO_LARGE: ProblemOccurrence = {
+  code: 'PAYLOAD_TOO_LARGE',
+  detail: 'The request body is too large.',
+};
+const BODY_UNREADABLE: ProblemOccurrence = {
+  code: 'MALFORMED_JSON',
+  detail: 'The request body cannot be read.',
+};
+
+/** A host route's path as a matcher: the value of its one parameter (or '' when it has none). */
+export function matcher(path: string): (requested: string) => string | undefined {
+  const colon = path.indexOf(':');
+  if (colon < 0) return (requested) => (requested === path ? '' : undefined);
+  const prefix = path.slice(0, colon);
+  return (requested) => {
+    if (!requested.startsWith(prefix)) return undefined;
+    const value = requested.slice(prefix.length);
+    return value === '' || value.includes('/') ? undefined : value;
+  };
+}
+
+/**
+ * A host route's answer to a request (the node:http and Hono apps serve their routes alike): its
+ * parameter percent-decoded (400 when it does not decode), the body read from Node's request up
+ * to the route's limit (413, or 400 when it cannot be read), then the route's own answer.
+ */
+export async function serveHost(
+  route: HostRoute,
+  param: string,
+  req: IncomingMessage,
+): Promise<HostAnswer> {
+  let value: string | undefined;
+  if (route.path.includes(':')) {
+    try {
+      value = decodeURIComponent(param);
+    } catch {
+      return { problem: UNDECODABLE_PATH };
+    }
+  }
+  let body: Buffer | undefined;
+  if (route.bodyLimit !== undefined) {
+    try {
+      body = await getRawBody(req, { limit: route.bodyLimit });
+    } catch (error) {
+      const tooLarge = (error as { type?: string }).type === 'entity.too.large';
+      return { problem: tooLarge ? BODY_TOO_LARGE : BODY_UNREADABLE };
+    }
+  }
+  return route.handle({
+    headers: req.headers,
+    body,
+    address: req.socket.remoteAddress,
+    param: value,
+  });
 }

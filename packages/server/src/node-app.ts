@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { ProblemOccurrence } from '@workforce-kit/http';
 import {
   INTERNAL_ERROR,
   problemBody,
@@ -7,43 +6,17 @@ import {
   requestIdFrom,
 } from '@workforce-kit/http/adapter';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
-import getRawBody from 'raw-body';
 import {
   type AppParts,
   afterBody,
   type HostAnswer,
-  type HostRoute,
+  matcher,
   NOT_FOUND,
   SERVED_WHILE_STARTING,
   STARTING,
+  serveHost,
 } from './host-routes.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-
-const UNDECODABLE_PATH: ProblemOccurrence = {
-  code: 'VALIDATION_FAILED',
-  detail: 'The request has 1 invalid input.',
-  errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
-};
-const BODY_TOO_LARGE: ProblemOccurrence = {
-  code: 'PAYLOAD_TOO_LARGE',
-  detail: 'The request body is too large.',
-};
-const BODY_UNREADABLE: ProblemOccurrence = {
-  code: 'MALFORMED_JSON',
-  detail: 'The request body cannot be read.',
-};
-
-/** A host route's path as a matcher: the value of its one parameter (or '' when it has none). */
-function matcher(path: string): (requested: string) => string | undefined {
-  const colon = path.indexOf(':');
-  if (colon < 0) return (requested) => (requested === path ? '' : undefined);
-  const prefix = path.slice(0, colon);
-  return (requested) => {
-    if (!requested.startsWith(prefix)) return undefined;
-    const value = requested.slice(prefix.length);
-    return value === '' || value.includes('/') ? undefined : value;
-  };
-}
 
 /**
  * The reference server's app on node:http, with no framework: security headers on every answer
@@ -84,36 +57,6 @@ export function nodeApp(parts: AppParts): RequestListener {
       'Content-Length': String(Buffer.byteLength(hostAnswer.body)),
     });
     res.end(hostAnswer.body);
-  }
-
-  async function serveHost(
-    route: HostRoute,
-    param: string,
-    req: IncomingMessage,
-  ): Promise<HostAnswer> {
-    let value: string | undefined;
-    if (route.path.includes(':')) {
-      try {
-        value = decodeURIComponent(param);
-      } catch {
-        return { problem: UNDECODABLE_PATH };
-      }
-    }
-    let body: Buffer | undefined;
-    if (route.bodyLimit !== undefined) {
-      try {
-        body = await getRawBody(req, { limit: route.bodyLimit });
-      } catch (error) {
-        const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-        return { problem: tooLarge ? BODY_TOO_LARGE : BODY_UNREADABLE };
-      }
-    }
-    return route.handle({
-      headers: req.headers,
-      body,
-      address: req.socket.remoteAddress,
-      param: value,
-    });
   }
 
   const notFound = (req: IncomingMessage, res: ServerResponse) =>

@@ -24,6 +24,7 @@ import { type Logger, pino } from 'pino';
 import type { App } from './app.js';
 import type { ServerConfig } from './config.js';
 import { type ConnectionLimit, limitConnections } from './connection-limit.js';
+import { LogDestination } from './log-destination.js';
 import {
   registerConnectionMetrics,
   registerRelayMetrics,
@@ -377,24 +378,27 @@ export function describeStore(store: ServerConfig['store']): string {
   return `postgres (${url.href})`;
 }
 
-/** The log's lines wait in memory until they make this many bytes (a dozen request lines)... */
-const LOG_BUFFER_BYTES = 4096;
-/** ...or until this much time has passed. */
-const LOG_FLUSH_MS = 200;
-
 /**
  * The reference server's logger: pino's JSON lines on stdout, written without blocking the event
- * loop and a dozen or so at a time (pino's asynchronous destination, 4 KiB buffered), so a busy
- * server makes one write for many requests; an idle one's lines go out within 200 ms. What waits
- * in memory is written out when the process exits (a signal, `process.exit`, an uncaught
- * exception); a SIGKILL or a power cut loses at most those 4 KiB or 200 ms of lines.
+ * loop and a dozen or so at a time (the server's own {@link LogDestination}: 4 KiB buffered, or
+ * 200 ms), so a busy server makes one write for many requests; an idle one's lines go out within
+ * 200 ms. What waits in memory is written out when the process exits (a signal, `process.exit`,
+ * an uncaught exception); a SIGKILL or a power cut loses at most those 4 KiB or 200 ms of lines.
+ * Lines that would wait beyond 16 MiB for a reader slower than the server are dropped, and a
+ * warning says how many once the backlog is written.
  *
  * @param level - the least level written (`LOG_LEVEL`)
+ * @param dest - where the lines go: a file descriptor or a path (the in-process bench's /dev/null)
+ * @returns the logger; `logger.flush(callback)` calls back once every line is written
  */
-export function serverLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
-  setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
-  return pino({ level }, destination);
+export function serverLogger(level: string, dest: number | string = 1): Logger {
+  const destination = new LogDestination({
+    dest,
+    onDropped: (droppedLines) =>
+      logger.warn({ droppedLines }, 'log lines dropped: the log was not read fast enough'),
+  });
+  const logger = pino({ level }, destination);
+  return logger;
 }
 
 /**
@@ -433,7 +437,8 @@ export async function startServer(
   const store = deferredStore();
   // Counted from the store's first write; served once the app (and its registry) is built.
   const batchSizes = config.metrics ? storeBatchSizeMetric() : undefined;
-  const shared = config.rateLimitScope === 'shared' ? sharedRateLimits() : undefined;
+  const shared =
+    config.rateLimitScope === 'shared' ? sharedRateLimits(config.rateLimitMaxKeys) : undefined;
   let started = false;
   let app: App;
   let opened: WorkforceStore;
@@ -479,6 +484,7 @@ export async function startServer(
       throw error;
     }
   } catch (error) {
+    shared?.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -518,7 +524,10 @@ export async function startServer(
         server.closeIdleConnections();
       })
         .then(() => relay?.stop({ abandonAfterMs: options?.force ? 0 : 6000 }))
-        .then(() => opened.close())
+        .then(() => {
+          shared?.close();
+          return opened.close();
+        })
         .then(() => tracing?.shutdown());
       if (options?.force) server.closeAllConnections();
       return closing;

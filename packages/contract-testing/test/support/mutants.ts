@@ -10,6 +10,7 @@ import {
   parseRecordId,
   type RecordIdentifier,
   type StorageError,
+  toResultAsync,
   type VersionConflict,
 } from '@workforce-kit/core';
 import type { ApiStore } from '@workforce-kit/express-adapter';
@@ -237,12 +238,12 @@ export const MUTANTS: readonly Mutant[] = [
         return {
           ...store,
           employees: {
-            find: across((r, id) => store.employees.find(r, id)),
-            write: toOwner((change) => store.employees.write(change)),
+            find: across((r, id) => toResultAsync(store.employees.find(r, id))),
+            write: toOwner((change) => toResultAsync(store.employees.write(change))),
           },
           shifts: {
-            find: across((r, id) => store.shifts.find(r, id)),
-            write: toOwner((change) => store.shifts.write(change)),
+            find: across((r, id) => toResultAsync(store.shifts.find(r, id))),
+            write: toOwner((change) => toResultAsync(store.shifts.write(change))),
           },
         };
       },
@@ -334,26 +335,26 @@ export const MUTANTS: readonly Mutant[] = [
           ...store.employees,
           find: (restaurant, id) => store.employees.find(restaurant, id),
           write: (change) =>
-            store.employees
-              .find(
+            toResultAsync(
+              store.employees.find(
                 change.record.restaurantGuid,
                 parseRecordId(change.record.guid, 'employeeId')._unsafeUnwrap(),
-              )
-              .andThen((before) =>
-                store.employees.write(
-                  !change.record.deleted && before?.deletedDate !== undefined
-                    ? {
-                        ...change,
-                        // A record the core's types refuse (not deleted, with a deletedDate): the
-                        // bug. Object.assign adds it where a literal would not compile.
-                        record: Object.assign(
-                          { ...change.record },
-                          { deletedDate: before.deletedDate },
-                        ),
-                      }
-                    : change,
-                ),
               ),
+            ).andThen((before) =>
+              store.employees.write(
+                !change.record.deleted && before?.deletedDate !== undefined
+                  ? {
+                      ...change,
+                      // A record the core's types refuse (not deleted, with a deletedDate): the
+                      // bug. Object.assign adds it where a literal would not compile.
+                      record: Object.assign(
+                        { ...change.record },
+                        { deletedDate: before.deletedDate },
+                      ),
+                    }
+                  : change,
+              ),
+            ),
         },
       }),
     },

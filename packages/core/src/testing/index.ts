@@ -17,6 +17,7 @@ export {
   shiftArb,
   shiftIdInputArb,
 } from './arbitraries.js';
+export { asynchronousStore } from './asynchronous-store.js';
 export {
   aJobReference,
   anArchivedEmployee,

@@ -1,4 +1,4 @@
-import type { ResultAsync } from 'neverthrow';
+import type { MaybeAsync } from '@workforce-kit/core';
 
 /** Who a verified access token speaks for. */
 export interface Principal {
@@ -45,6 +45,10 @@ export interface VerifierUnavailable {
  * ```
  */
 export interface AccessTokenVerifier {
-  /** The principal of a bearer token, or why it is refused (401), or that it cannot be checked now (503). */
-  verify(token: string): ResultAsync<Principal, TokenRejected | VerifierUnavailable>;
+  /**
+   * The principal of a bearer token, or why it is refused (401), or that it cannot be checked now
+   * (503): a `Result` when the answer is at hand (a token verified before), which lets the request
+   * go on without a promise, or a `ResultAsync`.
+   */
+  verify(token: string): MaybeAsync<Principal, TokenRejected | VerifierUnavailable>;
 }

@@ -1,7 +1,13 @@
-import { type Guid, parseGuid } from '@workforce-kit/core';
+import { type Guid, isThenable, parseGuid } from '@workforce-kit/core';
+import type { Result } from 'neverthrow';
 import type { Logger } from '../logger.js';
 import { type ProblemOccurrence, RETRY_AFTER_SECONDS } from '../problems.js';
-import type { AccessTokenVerifier, Principal } from './access-token.js';
+import type {
+  AccessTokenVerifier,
+  Principal,
+  TokenRejected,
+  VerifierUnavailable,
+} from './access-token.js';
 import { bearerToken, challenge } from './bearer.js';
 
 /** The header that names the context restaurant (Node lower-cases header names). */
@@ -20,35 +26,32 @@ type Authentication =
   | { readonly principal: Principal; readonly problem?: undefined }
   | { readonly principal?: undefined; readonly problem: ProblemOccurrence };
 
+const NO_TOKEN: Authentication = { problem: invalidToken('The request has no bearer token') };
+const UNAVAILABLE: Authentication = {
+  problem: {
+    code: 'AUTH_UNAVAILABLE',
+    detail: 'The access token cannot be verified right now. Retry later.',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
+};
+
 /**
- * The bearer check of an operation: 401 without a valid token (503 when the verifier's keys
- * cannot be had), 403 without the operation's scope; otherwise who the token speaks for.
- *
- * @param authorization - the request's `Authorization` header
- * @param scope - the scope the operation requires
+ * The verifier's answer as the request's authentication: 401 without a valid token (503 when the
+ * verifier's keys cannot be had), 403 without the operation's scope; otherwise who the token
+ * speaks for.
  */
-async function authenticate(
-  verifier: AccessTokenVerifier,
-  authorization: string | undefined,
+function authenticated(
+  verified: Result<Principal, TokenRejected | VerifierUnavailable>,
   scope: string,
   log: Logger,
-): Promise<Authentication> {
-  const token = bearerToken(authorization);
-  if (token === undefined) return { problem: invalidToken('The request has no bearer token') };
-  const result = await verifier.verify(token);
-  if (result.isErr()) {
-    const failure = result.error;
+): Authentication {
+  if (verified.isErr()) {
+    const failure = verified.error;
     if (failure.type === 'TokenRejected') return { problem: invalidToken(failure.description) };
     log.error({ err: failure.cause }, 'token verification unavailable');
-    return {
-      problem: {
-        code: 'AUTH_UNAVAILABLE',
-        detail: 'The access token cannot be verified right now. Retry later.',
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      },
-    };
+    return UNAVAILABLE;
   }
-  if (!result.value.scopes.has(scope)) {
+  if (!verified.value.scopes.has(scope)) {
     return {
       problem: {
         code: 'INSUFFICIENT_SCOPE',
@@ -63,7 +66,7 @@ async function authenticate(
       },
     };
   }
-  return { principal: result.value };
+  return { principal: verified.value };
 }
 
 /** The restaurant a request acts for, as far as the token allows it, or the 403 that answers it. */
@@ -117,19 +120,6 @@ function permitRestaurant(
   return { restaurant, rateLimitKey: `restaurant:${restaurant}` };
 }
 
-/** What {@link authorizeRequest} reads of a request, whatever the web framework. */
-export interface AuthorizationRequest {
-  /** The `Authorization` header. */
-  readonly authorization: string | undefined;
-  /** The `Platform-Restaurant-External-ID` header as sent (see {@link RESTAURANT_HEADER}). */
-  readonly restaurantContext: string | string[] | undefined;
-  /**
-   * The client's address, for the rate limits of a request without a context: the socket's, not
-   * one taken from a header the client may set.
-   */
-  readonly address: string | undefined;
-}
-
 /**
  * The authorization of an operation's request, in the contract's order: the bearer token (401
  * without a valid one, 503 when the verifier's keys cannot be had, 403 without the operation's
@@ -137,33 +127,47 @@ export interface AuthorizationRequest {
  * The problem that answers the request, or the restaurant it acts for (its header parsed, the
  * one time it is) and the key its rate limits count it against. A request that names no usable
  * restaurant is let on (validation answers it with a 400), counted against the client's address.
+ * Decided at once when the verifier answers at once (a token it has verified before), else a
+ * promise.
  *
- * @param request - the request's `Authorization` and restaurant headers, and the client's address
+ * @param authorization - the request's `Authorization` header
+ * @param restaurantContext - its `Platform-Restaurant-External-ID` header as sent (see
+ *   {@link RESTAURANT_HEADER})
+ * @param address - the client's address, for the rate limits of a request without a context: the
+ *   socket's, not one taken from a header the client may set
  * @param scope - the scope the operation requires
  * @param log - the request's logger: a verifier that cannot be reached is logged there
  * @example
  * ```ts
- * const permission = await authorizeRequest(
- *   api.verifier,
- *   {
- *     authorization: req.headers.authorization,
- *     restaurantContext: req.headers[RESTAURANT_HEADER],
- *     address: req.socket.remoteAddress,
- *   },
- *   operation.scope,
- *   log,
- * );
+ * const permission = await authorizeRequest(verifier, req.headers.authorization, req.headers[RESTAURANT_HEADER], req.socket.remoteAddress, operation.scope, log);
  * if (permission.problem !== undefined) return answer(permission.problem);
- * const decision = await api.rateLimiter?.check(permission.rateLimitKey, log);
  * ```
  */
-export async function authorizeRequest(
+export function authorizeRequest(
   verifier: AccessTokenVerifier,
-  request: AuthorizationRequest,
+  authorization: string | undefined,
+  restaurantContext: string | string[] | undefined,
+  address: string | undefined,
   scope: string,
   log: Logger,
-): Promise<Permission> {
-  const authentication = await authenticate(verifier, request.authorization, scope, log);
-  if (authentication.problem !== undefined) return { problem: authentication.problem };
-  return permitRestaurant(authentication.principal, request.restaurantContext, request.address);
+): Permission | Promise<Permission> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return NO_TOKEN as Permission;
+  const verified = verifier.verify(token);
+  if (isThenable(verified)) {
+    return Promise.resolve(verified).then((settled) =>
+      permitted(authenticated(settled, scope, log), restaurantContext, address),
+    );
+  }
+  return permitted(authenticated(verified, scope, log), restaurantContext, address);
+}
+
+/** The permission of an authenticated request, or the problem that refused it. */
+function permitted(
+  authentication: Authentication,
+  restaurantContext: string | string[] | undefined,
+  address: string | undefined,
+): Permission {
+  if (authentication.problem !== undefined) return authentication as Permission;
+  return permitRestaurant(authentication.principal, restaurantContext, address);
 }

@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { isGuid } from '@workforce-kit/core';
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { errAsync, okAsync, ResultAsync } from 'neverthrow';
+import { errAsync, type Ok, ok, okAsync, ResultAsync } from 'neverthrow';
 import type {
   AccessTokenVerifier,
   Principal,
@@ -55,12 +55,19 @@ export type JwtVerifierOptions = JwtKeySource & {
 };
 
 /** About what a remembered token costs: its text (UTF-16) and its principal's sets. */
-function cachedBytes(principal: Principal, token: string): number {
+function cachedBytes(known: Ok<Principal, never>, token: string): number {
+  const principal = known.value;
   const restaurants = principal.restaurants === 'all' ? 0 : principal.restaurants.size;
   return 2 * token.length + 64 * (restaurants + principal.scopes.size) + 256;
 }
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+/**
+ * The options of every cache read, given so that lru-cache does not make its default `{}` on each
+ * (it sets `status` on them: undefined, without a diagnostics subscriber).
+ */
+const CACHE_GET: LRUCache.GetOptions<string, Ok<Principal, never>, unknown> = {};
 
 const rejected = (reason: TokenRejectedReason, description: string): TokenRejected => ({
   type: 'TokenRejected',
@@ -185,7 +192,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
   const cacheSize = options.cacheSize ?? 10_000;
   const verified =
     cacheSize > 0
-      ? new LRUCache<string, Principal>({
+      ? new LRUCache<string, Ok<Principal, never>>({
           max: cacheSize,
           maxSize: options.cacheMaxBytes ?? 16 * 1024 * 1024,
           sizeCalculation: cachedBytes,
@@ -202,8 +209,9 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
 
   return {
     verify(token) {
-      const known = verified?.get(token);
-      if (known !== undefined) return okAsync(known);
+      // A token verified before is answered at once.
+      const known = verified?.get(token, CACHE_GET);
+      if (known !== undefined) return known;
       return verifySignature(token).andThen(({ payload }) => {
         // jose checks iat only against a maximum age; a token issued in the future is refused.
         if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + toleranceSeconds) {
@@ -226,7 +234,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerif
         };
         // exp is required, so the entry always ends when the token does.
         const ttl = ((payload.exp ?? 0) + toleranceSeconds) * 1000 - Date.now();
-        if (ttl > 0) verified?.set(token, principal, { ttl });
+        if (ttl > 0) verified?.set(token, ok(principal), { ttl });
         return okAsync(principal);
       });
     },

@@ -67,6 +67,12 @@ export interface PostgresServerOptions {
    * @default the installed server's, `pg_config --bindir`
    */
   readonly binDir?: string;
+  /**
+   * More server settings (`-c name=value`), such as
+   * `{ shared_preload_libraries: 'pg_stat_statements' }` to count statements.
+   * @default none
+   */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /** Where the installed PostgreSQL server binaries are (`pg_config --bindir`). */
@@ -136,6 +142,7 @@ export async function startPostgresServer(
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=200',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   const start = async () => {
     await asPostgres('pg_ctl', [

@@ -1,0 +1,45 @@
+// The fetch adapter's examples of docs/embedding.md that run on a runtime of their own, run there
+// and printing what the guide says they print: the Bun one on Bun, the Deno one on Deno (each
+// type-checked with that runtime's types by examples/<runtime>/tsconfig.json), and the test in
+// process with Node's test runner.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { examplesOf, readDocuments } from '../docs/documents.js';
+import { commandOf, RUNTIME_ENV, type RuntimeName } from './apps.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const testDir = fileURLToPath(new URL('..', import.meta.url));
+const guide = (await readDocuments()).find(({ path }) => path === 'docs/embedding.md');
+const shown = guide === undefined ? [] : examplesOf(guide);
+
+describe.each(['bun', 'deno'] as const)('the example on %s', (name: RuntimeName) => {
+  const example = shown.find(({ path }) => path === `examples/${name}/embed-${name}.ts`);
+
+  it('prints what docs/embedding.md says', async () => {
+    expect(example?.output).toBeTruthy();
+    const [command, args] = commandOf(name, `${root}${example?.path}`);
+    const { stdout } = await run(command, args, { cwd: testDir, env: RUNTIME_ENV });
+    expect(stdout).toBe(example?.output);
+  });
+});
+
+it("passes the in-process test of docs/embedding.md, with Node's test runner", async () => {
+  expect(shown.map(({ path }) => path)).toContain('examples/fetch-in-process.test.ts');
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=@workforce-kit/source',
+      '--test',
+      '--test-reporter=tap',
+      `${root}examples/fetch-in-process.test.ts`,
+    ],
+    { cwd: testDir },
+  );
+  expect(stdout).toMatch(/^# pass 1$/m);
+  expect(stdout).toMatch(/^# fail 0$/m);
+});
