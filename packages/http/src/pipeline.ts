@@ -194,15 +194,17 @@ class Exchange implements Logger {
   end(response: AnsweredResponse): void {
     this.telemetry?.end(response);
     if (this.started === undefined) return;
-    // The line most requests write, built as one literal (RequestLogger would copy it).
-    const line = {
-      requestId: this.requestId,
-      ...this.telemetry?.logBindings,
-      method: this.request.method,
-      path: redactedUrl(this.sent),
-      status: response.statusCode,
-      ms: Math.round(performance.now() - this.started),
-    };
+    // The line most requests write, built as one literal (RequestLogger would copy it); with a
+    // trace's ids only when traced (a spread of none would still make the literal the slow way).
+    const path = redactedUrl(this.sent);
+    const ms = Math.round(performance.now() - this.started);
+    const bindings = this.telemetry?.logBindings;
+    const { method } = this.request;
+    const { statusCode: status } = response;
+    const line =
+      bindings === undefined
+        ? { requestId: this.requestId, method, path, status, ms }
+        : { requestId: this.requestId, ...bindings, method, path, status, ms };
     this.logger.info(line, 'request');
   }
 

@@ -22,9 +22,7 @@ function invalidToken(description: string): ProblemOccurrence {
 }
 
 /** Who a request speaks for, or the problem that answers it. */
-type Authentication =
-  | { readonly principal: Principal; readonly problem?: undefined }
-  | { readonly principal?: undefined; readonly problem: ProblemOccurrence };
+type Authentication = Principal | { readonly problem: ProblemOccurrence };
 
 const NO_TOKEN: Authentication = { problem: invalidToken('The request has no bearer token') };
 const UNAVAILABLE: Authentication = {
@@ -66,7 +64,7 @@ function authenticated(
       },
     };
   }
-  return { principal: verified.value };
+  return verified.value;
 }
 
 /** The restaurant a request acts for, as far as the token allows it, or the 403 that answers it. */
@@ -168,6 +166,6 @@ function permitted(
   restaurantContext: string | string[] | undefined,
   address: string | undefined,
 ): Permission {
-  if (authentication.problem !== undefined) return authentication as Permission;
-  return permitRestaurant(authentication.principal, restaurantContext, address);
+  if ('problem' in authentication) return authentication;
+  return permitRestaurant(authentication, restaurantContext, address);
 }
