@@ -87,14 +87,27 @@ export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]
   const row = (id: RowId) => rows.find((summary) => summary.row === id);
   const results: TargetResult[] = [];
   /** `id`'s CPU per request against `peer`'s: at least `ratio` of `peer`'s requests per core time. */
-  const atLeast = (id: RowId, label: string, ratio: number, peer: RowId, peerLabel: string) => {
+  const atLeast = (
+    id: RowId,
+    label: string,
+    ratio: number,
+    peer: RowId,
+    peerLabel: string,
+    floorId?: RowId,
+  ) => {
     const [measured, other] = [row(id), row(peer)];
     if (measured === undefined || other === undefined) return;
     const byCpu = other.cpuUs / measured.cpuUs;
+    // With the row of the same work written plainly measured, its ratio beside: the floor.
+    const floor = floorId === undefined ? undefined : row(floorId);
+    const floorText =
+      floor === undefined
+        ? ''
+        : `; the same work written plainly, ${floorId}: ${(other.cpuUs / floor.cpuUs).toFixed(2)}×, ${floor.cpuUs.toFixed(0)} µs`;
     results.push({
       scenario,
       target: `${label}: at least ${ratio.toFixed(1)}× ${peerLabel} by CPU`,
-      measured: `${byCpu.toFixed(2)}× (${measured.cpuUs.toFixed(0)} vs ${other.cpuUs.toFixed(0)} µs a request; by rate ${(measured.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×)`,
+      measured: `${byCpu.toFixed(2)}× (${measured.cpuUs.toFixed(0)} vs ${other.cpuUs.toFixed(0)} µs a request; by rate ${(measured.requestsPerSecond / other.requestsPerSecond).toFixed(2)}×${floorText})`,
       met: byCpu >= ratio,
     });
   };
@@ -128,12 +141,12 @@ export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]
   };
   const byHand = 'Fastify by hand';
   if (scenario === 'GET') {
-    atLeast('wk-node', 'node:http adapter', 3.0, 'bare', 'bare Express');
+    atLeast('wk-node', 'node:http adapter', 3.0, 'bare', 'bare Express', 'node-plain');
     atLeast('wk-fastify', 'Fastify adapter', 1.3, 'fastify-reference', byHand);
     atLeast('wk-express', 'Express adapter', 0.8, 'bare', 'bare Express');
     beyondFloor(1.25);
   } else {
-    atLeast('wk-node', 'node:http adapter', 2.0, 'bare', 'bare Express');
+    atLeast('wk-node', 'node:http adapter', 2.0, 'bare', 'bare Express', 'node-plain');
     atLeast('wk-fastify', 'Fastify adapter', 1.0, 'fastify-reference', byHand);
   }
   p99('wk-express', 'Express adapter', 'bare', 'bare Express');

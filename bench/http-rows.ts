@@ -18,6 +18,7 @@ export type RowId =
   | 'bare'
   | 'node-bare'
   | 'node-floor'
+  | 'node-plain'
   | 'express-floor'
   | 'fastify-bare'
   | 'fastify-reference'
@@ -55,6 +56,12 @@ export function rows(stores: readonly string[]): Row[] {
       id: 'node-floor',
       label: "node:http with only the defaults' work (headers, metrics, log line)",
       peer: 'node-floor',
+    },
+    {
+      id: 'node-plain',
+      label:
+        "node:http with the API's work written plainly, and the defaults' (the floor of its targets)",
+      peer: 'node-plain',
     },
     { id: 'fastify-bare', label: 'Fastify bare', peer: 'fastify-bare' },
     {

@@ -7,12 +7,14 @@ import { expressOpenapiValidator } from './peers/express-openapi-validator.js';
 import { fastifyReference } from './peers/fastify-reference.js';
 import { expressFloor, nodeFloor } from './peers/floor.js';
 import { openapiBackend } from './peers/openapi-backend.js';
+import { nodePlain } from './peers/plain.js';
 
 /** The peers by name: the names http-bench.ts's rows use. */
 const PEERS: Record<string, () => Promise<Listening>> = {
   bare: expressBare,
   'node-bare': nodeBare,
   'node-floor': nodeFloor,
+  'node-plain': nodePlain,
   'express-floor': expressFloor,
   'fastify-bare': fastifyBare,
   'hono-bare': honoBare,
