@@ -1,9 +1,10 @@
 // `tsx profile.ts <row> [<row>...]`: per-request CPU profiles of rows of the HTTP bench, diffed
 // function by function. Each row's server runs under `node --cpu-prof` on core 0, takes
-// PROFILE_REQUESTS GETs (or cycle requests, PROFILE_SCENARIO=cycle) from autocannon on core 1 after
-// a warm-up, and is stopped with SIGTERM so that V8 writes the profile. The self time of every
-// function (by name and file) is divided by the number of requests: microseconds of the server's
-// core per request. With two rows, the second column is the first's difference from the second.
+// PROFILE_REQUESTS GETs (or cycle requests: PROFILE_SCENARIO=cycle, or the row named as
+// `row:cycle`) from autocannon on core 1 after a warm-up, and is stopped with SIGTERM so that V8
+// writes the profile. The self time of every function (by name and file) is divided by the number
+// of requests: microseconds of the server's core per request. With two rows, the second column is
+// the first's difference from the second.
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +21,12 @@ const SCENARIO = process.env.PROFILE_SCENARIO ?? 'GET';
 const TOP = Number(process.env.PROFILE_TOP ?? 60);
 const wanted = process.argv.slice(2);
 const all = rows(['pglite', 'postgres']);
-const picked = wanted.map((id) => {
+/** `row` or `row:scenario` (`wk-node:GET wk-node:cycle` diffs one row's two scenarios). */
+const picked = wanted.map((wanted) => {
+  const [id, scenario = SCENARIO] = wanted.split(':');
   const row = all.find((candidate) => candidate.id === id);
   if (row === undefined) throw new Error(`unknown row ${id}`);
-  return row;
+  return { row, scenario, name: wanted };
 });
 
 pinLoadGenerator();
@@ -72,8 +75,8 @@ await writeFile(seedFile, JSON.stringify(seedToJson(benchSeed())));
 const starter = new RowStarter(work, seedFile);
 const results: { id: string; perRequest: Map<string, number>; total: number }[] = [];
 try {
-  for (const row of picked) {
-    const dir = join(work, `${row.id}-prof`);
+  for (const [index, { row, scenario, name }] of picked.entries()) {
+    const dir = join(work, `${index}-${row.id}-prof`);
     const server = await starter.start(
       row,
       CPU_ONLY ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
@@ -84,7 +87,7 @@ try {
         url: server.url,
         connections: 50,
         amount,
-        ...(SCENARIO === 'GET'
+        ...(scenario === 'GET'
           ? {
               requests: [
                 { method: 'GET', path: `/restaurants/v1/restaurants/${RESTAURANT_GUID}`, headers },
@@ -110,9 +113,7 @@ try {
     const result = await load(REQUESTS);
     const cpu = ((await cpuMicroseconds(server.pid)) - before) / REQUESTS;
     await server.stop();
-    console.error(
-      `${row.id}: ${cpu.toFixed(1)} µs of the server's CPU per request (user + system)`,
-    );
+    console.error(`${name}: ${cpu.toFixed(1)} µs of the server's CPU per request (user + system)`);
     if (CPU_ONLY) continue;
     const [file] = await readdir(dir);
     const profile = JSON.parse(await readFile(join(dir, file ?? ''), 'utf8')) as Profile;
@@ -121,9 +122,9 @@ try {
     const requests = REQUESTS * 1.25;
     const perRequest = new Map([...self].map(([k, v]) => [k, v / requests]));
     console.error(
-      `${row.id}: ${result.requests.average.toFixed(0)} req/s, ${(total / requests).toFixed(1)} µs of profiled time per request (idle included)`,
+      `${name}: ${result.requests.average.toFixed(0)} req/s, ${(total / requests).toFixed(1)} µs of profiled time per request (idle included)`,
     );
-    results.push({ id: row.id, perRequest, total: total / requests });
+    results.push({ id: name, perRequest, total: total / requests });
   }
 } finally {
   await stopAll();
