@@ -81,11 +81,18 @@ export interface PostgresStoreOptions {
 /** The most changes one write statement carries, unless {@link PostgresStoreOptions.maxBatchSize} says otherwise. */
 export const DEFAULT_MAX_BATCH_SIZE = 64;
 
-/** The most reads of restaurants one statement carries. */
+/** The most reads (of restaurants, or of one kind of record by GUID) one statement carries. */
 const MAX_READ_BATCH_SIZE = 256;
 
 /** The restaurants of a batch of reads (each GUID once): a primary key lookup per GUID. */
 const READ_RESTAURANTS = 'SELECT guid, data FROM restaurants WHERE guid = ANY($1::uuid[])';
+
+/**
+ * The records of a batch of reads by restaurant and GUID: a primary key lookup per read, each row
+ * with the read's place in the batch (`i`, from 1).
+ */
+const readRecordsByGuid = (table: 'employees' | 'shifts') =>
+  `SELECT read.i::integer AS i, record.data, record.version FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS read (restaurant_guid, guid, i) JOIN ${table} AS record ON record.restaurant_guid = read.restaurant_guid AND record.guid = read.guid`;
 
 /** How many employees, and how many shifts, a {@link PostgresStoreOptions.soleWriter} store keeps. */
 export const RECORD_CACHE_SIZE = 10_000;
@@ -96,6 +103,12 @@ const TABLES = { employees: 'employees', shifts: 'shifts' } as const;
 interface RecordRow {
   readonly data: Record<string, unknown>;
   readonly version: number;
+}
+
+/** A read of a record by its restaurant and GUID, queued for its batch. */
+interface RecordKey {
+  readonly restaurantGuid: Guid;
+  readonly guid: Guid;
 }
 
 /** One change's row of `workforce_kit_write_records`: `arrival` is its place in the batch, from 1. */
@@ -229,7 +242,8 @@ class RecordCache<T extends RecordOfKind> {
  * conflict, a refused change of identity) and its events, in the outbox in commit order. A change
  * that finds no write in flight is sent at once; a write resolves once its statement committed. A
  * batch the database refuses as a whole is sent again change by change, so that only the change
- * at fault fails.
+ * at fault fails. Reads of restaurants, and of employees and shifts by GUID, are grouped the same
+ * way, each sent after it was asked for.
  *
  * @param options - the client, whether the store owns it, and how it reads and writes
  * @returns the store, once migrated; rejects if the migrations cannot be applied
@@ -356,15 +370,48 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return row === undefined ? null : withVersion<T>(row);
   };
 
-  /** The record of a restaurant named by GUID or external id: one primary or unique key lookup. */
+  /**
+   * The record of a restaurant named by GUID or external id: a primary or unique key lookup. Reads
+   * by GUID (every change's first step) are grouped as the restaurants' are: one statement in
+   * flight, the reads arriving meanwhile in the next, each sent after its request arrived. A read
+   * alone goes as the plain lookup; a read by external id always does.
+   */
   const findRecord = <T>(table: 'employees' | 'shifts') => {
+    const operation = `${table}.find`;
     const byGuid = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND guid = $2`;
     const byExternalId = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND external_id = $2`;
-    return (restaurantGuid: Guid, id: RecordIdentifier) =>
-      query<RecordRow>(`${table}.find`, id.kind === 'guid' ? byGuid : byExternalId, [
-        restaurantGuid,
-        id.kind === 'guid' ? id.guid : id.externalId,
-      ]).map((rows) => first<T>(rows));
+    const batchByGuid = readRecordsByGuid(table);
+    const readByGuid = async (keys: readonly RecordKey[]): Promise<(RecordRow | null)[]> => {
+      if (closed) throw new Error('store closed');
+      const [only] = keys;
+      if (keys.length === 1 && only !== undefined) {
+        const { rows } = await run(byGuid, [only.restaurantGuid, only.guid]);
+        return [(rows as RecordRow[])[0] ?? null];
+      }
+      const restaurantGuids = keys.map((key) => key.restaurantGuid);
+      const guids = keys.map((key) => key.guid);
+      const { rows } = await run(batchByGuid, [restaurantGuids, guids]);
+      const found = new Array<RecordRow | null>(keys.length).fill(null);
+      for (const row of rows as (RecordRow & { i: number })[]) found[row.i - 1] = row;
+      return found;
+    };
+    const reads = new GroupCommit<RecordKey, RecordRow | null>(
+      readByGuid,
+      undefined,
+      MAX_READ_BATCH_SIZE,
+      undefined,
+    );
+    return (restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError> => {
+      if (id.kind === 'externalId') {
+        return query<RecordRow>(operation, byExternalId, [restaurantGuid, id.externalId]).map(
+          (rows) => first<T>(rows),
+        );
+      }
+      if (closed) return errAsync(storageUnavailable(operation, 'store closed'));
+      return ResultAsync.fromPromise(reads.submit({ restaurantGuid, guid: id.guid }), (cause) =>
+        storageUnavailable(operation, cause),
+      ).map((row) => (row === null ? null : withVersion<T>(row)));
+    };
   };
 
   /** Each record kind's reads and writes, through the cache of a sole writer. */

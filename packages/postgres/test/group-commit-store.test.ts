@@ -40,11 +40,19 @@ for (const [name, open] of Object.entries(CLIENTS)) {
     async function storeWith(
       shifts: readonly Shift[],
       options: Partial<PostgresStoreOptions> = {},
-    ): Promise<{ store: WorkforceStore; batches: number[] }> {
+    ): Promise<{ store: WorkforceStore; batches: number[]; statements: string[] }> {
       const { client, end } = await open();
       const batches: number[] = [];
+      // Every statement the store sends, to count what its reads cost.
+      const statements: string[] = [];
+      const counted: SqlClient = {
+        query: (text, params) => {
+          statements.push(text);
+          return client.query(text, params);
+        },
+      };
       const store = await createPostgresStore({
-        client,
+        client: counted,
         onBatch: (size) => batches.push(size),
         ...options,
       });
@@ -56,8 +64,42 @@ for (const [name, open] of Object.entries(CLIENTS)) {
         (guid) => aRestaurant({ guid }),
       );
       await store.seed(seedRecords({ restaurants, shifts: [...shifts] }));
-      return { store, batches };
+      return { store, batches, statements };
     }
+
+    it('reads concurrent finds by GUID in shared statements, each its own record or none', async () => {
+      const [here, there] = [aRestaurant(), aRestaurant()];
+      const shifts = [
+        ...Array.from({ length: 30 }, () => aShift(here.guid)),
+        ...Array.from({ length: 10 }, () => aShift(there.guid)),
+      ];
+      const { store, statements } = await storeWith(shifts);
+      const unknown = aShift(here.guid);
+      // Each shift read under its restaurant; each of `there`'s also under `here`, which is none of
+      // its business; and a GUID no restaurant has.
+      const reads = [
+        ...shifts.map((shift) => ({ restaurant: shift.restaurantGuid, shift, found: true })),
+        ...shifts
+          .filter((shift) => shift.restaurantGuid === there.guid)
+          .map((shift) => ({ restaurant: here.guid, shift, found: false })),
+        { restaurant: here.guid, shift: unknown, found: false },
+      ];
+      statements.length = 0;
+
+      const results = await Promise.all(
+        reads.map(({ restaurant, shift }) =>
+          store.shifts.find(restaurant, { kind: 'guid', guid: shift.guid }),
+        ),
+      );
+
+      results.forEach((result, i) => {
+        const read = reads[i];
+        expect(result._unsafeUnwrap()).toEqual(read?.found ? read.shift : null);
+      });
+      // Made together, the reads share statements.
+      expect(statements.length).toBeGreaterThan(0);
+      expect(statements.length).toBeLessThan(reads.length / 4);
+    });
 
     it('commits concurrent changes in batches, each change in exactly one', async () => {
       const restaurant = aRestaurant();
