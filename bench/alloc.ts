@@ -37,6 +37,7 @@ import { serverLogger } from '../packages/server/src/server.js';
 import {
   BENCH_AUDIENCE,
   BENCH_ISSUER,
+  BENCH_REFERENCE_SETTINGS,
   BENCH_SECRET,
   benchSeed,
   benchToken,
@@ -75,12 +76,7 @@ const BY_FUNCTION = process.env.ALLOC_BY_FUNCTION === '1';
 
 const config = loadConfig({
   STORE: 'memory',
-  AUTH_MODE: 'jwt',
-  AUTH_HS256_SECRET: BENCH_SECRET,
-  AUTH_ISSUER: BENCH_ISSUER,
-  AUTH_AUDIENCE: BENCH_AUDIENCE,
-  RATE_LIMIT_PER_SECOND: '1000000000',
-  RATE_LIMIT_PER_15_MIN: '1000000000000',
+  ...BENCH_REFERENCE_SETTINGS,
   LOG_LEVEL: 'info',
 })._unsafeUnwrap();
 const store = createMemoryStore(benchSeed());

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
-import { BENCH_SECRET, RESTAURANT_GUID } from './fixtures.js';
+import { BENCH_RATE_LIMITS, BENCH_SECRET, RESTAURANT_GUID } from './fixtures.js';
 
 const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_FOOTPRINT_CONNECTIONS ?? 50);
@@ -125,8 +125,7 @@ async function measure(store: string, env: NodeJS.ProcessEnv, bare: number): Pro
       ...env,
       PORT: String(port),
       LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '1000000000',
-      RATE_LIMIT_PER_15_MIN: '1000000000000',
+      ...BENCH_RATE_LIMITS,
     },
   });
   const url = `http://127.0.0.1:${port}`;

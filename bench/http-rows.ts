@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import pg from 'pg';
-import { BENCH_AUDIENCE, BENCH_ISSUER, BENCH_SECRET } from './fixtures.js';
+import { BENCH_REFERENCE_SETTINGS } from './fixtures.js';
 import { type Launched, launch } from './processes.js';
 
 export type RowId =
@@ -250,19 +250,9 @@ export class RowStarter {
     return databaseUrl === undefined ? server : { ...server, databaseUrl };
   }
 
-  /** The reference server's settings in the bench: JWT as AUTH_MODE=jwt has it, limits raised. */
+  /** The reference server's settings in the bench, on a port of its own, over the bench's seed. */
   private referenceEnv(): Record<string, string> {
-    return {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_FILE: this.seedFile,
-      AUTH_MODE: 'jwt',
-      AUTH_HS256_SECRET: BENCH_SECRET,
-      AUTH_ISSUER: BENCH_ISSUER,
-      AUTH_AUDIENCE: BENCH_AUDIENCE,
-      RATE_LIMIT_PER_SECOND: '1000000000',
-      RATE_LIMIT_PER_15_MIN: '1000000000000',
-    };
+    return { HOST: '127.0.0.1', PORT: '0', SEED_FILE: this.seedFile, ...BENCH_REFERENCE_SETTINGS };
   }
 
   /** Stops the PostgreSQL server, if one was started (or is starting). */
