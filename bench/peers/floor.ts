@@ -5,13 +5,10 @@
 // requests, duration, in flight), and the same log line per request written the way the server
 // writes its log (pino, asynchronous, 4 KiB at a time). What workforce-kit on a framework spends
 // beyond its floor is the pipeline's own.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { SECURITY_HEADERS } from '@workforce-kit/server';
 import express from 'express';
-import { pino } from 'pino';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BODIES, JSON_TYPE, type Listening, listen } from './common.js';
+import { floorDefaults } from './floor-defaults.js';
 
 const UNARCHIVE = '/unarchive';
 const EMPLOYEES = '/labor/v1/employees/';
@@ -22,31 +19,8 @@ const RESTAURANTS = '/restaurants/v1/restaurants/';
  * `next` for any other path (as the API's middleware does).
  */
 function defaultsHandler(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
-  const registers = [new Registry()];
-  const requests = new Counter({
-    name: 'requests_total',
-    help: 'requests',
-    labelNames: ['operation', 'status'] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: 'request_duration_seconds',
-    help: 'durations',
-    labelNames: ['operation', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const inFlight = new Gauge({ name: 'requests_in_flight', help: 'in flight', registers });
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => destination.flush(), 200).unref();
-  const logger = pino({ level: 'info' }, destination);
-  const every = [
-    ...Object.entries(SECURITY_HEADERS),
-    ['Cache-Control', 'no-store'],
-    ['X-Content-Type-Options', 'nosniff'],
-  ].flat();
+  const defaults = floorDefaults();
   return (req, res, next) => {
-    const started = performance.now();
     const url = req.url ?? '/';
     const [operation, body] =
       req.method === 'GET' && url.startsWith(RESTAURANTS)
@@ -60,26 +34,9 @@ function defaultsHandler(): (req: IncomingMessage, res: ServerResponse, next: ()
       next();
       return;
     }
-    inFlight.inc();
-    const requestId = randomUUID();
-    res.once('close', () => {
-      const status = String(res.statusCode);
-      requests.labels(operation, status).inc();
-      duration.labels(operation, status).observe((performance.now() - started) / 1000);
-      inFlight.dec();
-      logger.info(
-        {
-          requestId,
-          method: req.method,
-          path: url,
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
-    });
+    const requestId = defaults.observe(req, res, operation);
     const text = JSON.stringify(body);
-    const headers = every.slice();
+    const headers = defaults.everyAnswer.slice();
     headers.push(
       'X-Request-Id',
       requestId,

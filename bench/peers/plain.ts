@@ -8,12 +8,10 @@
 // pipeline: what workforce-kit on node:http spends beyond it is the cost of being a library.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { SECURITY_HEADERS } from '@workforce-kit/server';
 import { jwtVerify } from 'jose';
-import { pino } from 'pino';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BENCH_AUDIENCE, BENCH_ISSUER, BENCH_SECRET, benchSeed } from '../fixtures.js';
 import { BODIES, JSON_TYPE, type Listening, listen } from './common.js';
+import { floorDefaults } from './floor-defaults.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMPLOYEES = '/labor/v1/employees/';
@@ -47,33 +45,11 @@ export function nodePlain(): Promise<Listening> {
     string,
     { second: number; secondEnds: number; quarter: number; quarterEnds: number }
   >();
-  const registers = [new Registry()];
-  const requests = new Counter({
-    name: 'requests_total',
-    help: 'requests',
-    labelNames: ['operation', 'status'] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: 'request_duration_seconds',
-    help: 'durations',
-    labelNames: ['operation', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const inFlight = new Gauge({ name: 'requests_in_flight', help: 'in flight', registers });
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => destination.flush(), 200).unref();
-  const logger = pino({ level: 'info' }, destination);
-  const every = [
-    ...Object.entries(SECURITY_HEADERS),
-    ['Cache-Control', 'no-store'],
-    ['X-Content-Type-Options', 'nosniff'],
-  ].flat();
+  const defaults = floorDefaults();
+  const every = defaults.everyAnswer;
 
   return listen(
     createServer(async (req, res) => {
-      const started = performance.now();
       const url = req.url ?? '/';
       const operation =
         req.method === 'GET' && url.startsWith(RESTAURANTS)
@@ -83,24 +59,7 @@ export function nodePlain(): Promise<Listening> {
             : req.method === 'PUT' && url.startsWith(EMPLOYEES) && url.endsWith(UNARCHIVE)
               ? 'unarchiveEmployee'
               : 'none';
-      inFlight.inc();
-      const requestId = randomUUID();
-      res.once('close', () => {
-        const status = String(res.statusCode);
-        requests.labels(operation, status).inc();
-        duration.labels(operation, status).observe((performance.now() - started) / 1000);
-        inFlight.dec();
-        logger.info(
-          {
-            requestId,
-            method: req.method,
-            path: url,
-            status: res.statusCode,
-            ms: Math.round(performance.now() - started),
-          },
-          'request',
-        );
-      });
+      const requestId = defaults.observe(req, res, operation);
       const refuse = (status: number) => {
         res.writeHead(status, [...every, 'X-Request-Id', requestId, 'Content-Length', '0']);
         res.end();
@@ -191,7 +150,7 @@ export function nodePlain(): Promise<Listening> {
           };
           events.push(event);
           if (events.length > 20_000) events.splice(0, 10_000);
-          logger.info({ event }, 'domain event');
+          defaults.logger.info({ event }, 'domain event');
         }
         body = wire(next);
       }
