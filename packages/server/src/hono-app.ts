@@ -2,66 +2,34 @@ import type { RequestListener } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { createFetchHandler } from '@workforce-kit/fetch-adapter';
 import type { ProblemOccurrence } from '@workforce-kit/http';
-import {
-  INTERNAL_ERROR,
-  problemBody,
-  problemStatus,
-  requestIdFrom,
-} from '@workforce-kit/http/adapter';
+import { INTERNAL_ERROR, requestIdFrom } from '@workforce-kit/http/adapter';
 import { type Context, Hono } from 'hono';
 import {
   type AppParts,
   afterBody,
   type HostAnswer,
+  hostResponse,
   matcher,
   NOT_FOUND,
+  pathOf,
   SERVED_WHILE_STARTING,
   STARTING,
   serveHost,
 } from './host-routes.js';
-import { SECURITY_HEADERS } from './security-headers.js';
 
 type HonoEnv = { Bindings: HttpBindings };
 
 /** The path of a request as sent (not decoded), from its absolute URL. */
-function pathOf(url: string): string {
+function pathOfUrl(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const query = url.indexOf('?', start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
+  return start < 0 ? '/' : pathOf(url.slice(start));
 }
 
-/**
- * A host answer as a web Response, as the node:http app writes it: the security headers, the
- * request id, the answer's own headers; a problem as problem details.
- */
+/** A host answer as a web Response, as the node:http app writes it (`hostResponse`). */
 function responseOf(request: Request, answer: HostAnswer): Response {
   const requestId = requestIdFrom(request.headers.get('x-request-id') ?? undefined);
-  if (answer.problem !== undefined) {
-    const { problem } = answer;
-    const body = JSON.stringify(problemBody(problem, requestId, pathOf(request.url)));
-    return new Response(body, {
-      status: problemStatus(problem.code),
-      headers: {
-        ...SECURITY_HEADERS,
-        'X-Request-Id': requestId,
-        ...problem.headers,
-        'Content-Type': 'application/problem+json; charset=utf-8',
-        'Content-Length': String(Buffer.byteLength(body)),
-      },
-    });
-  }
-  const { body } = answer;
-  return new Response(typeof body === 'string' ? body : new Uint8Array(body), {
-    status: answer.status,
-    headers: {
-      ...SECURITY_HEADERS,
-      'X-Request-Id': requestId,
-      ...answer.headers,
-      'Content-Type': answer.type,
-      'Content-Length': String(Buffer.byteLength(body)),
-    },
-  });
+  const { status, headers, body } = hostResponse(answer, requestId, pathOfUrl(request.url));
+  return new Response(typeof body === 'string' ? body : new Uint8Array(body), { status, headers });
 }
 
 const problem = (c: Context<HonoEnv>, occurrence: ProblemOccurrence) =>
@@ -88,7 +56,7 @@ export function honoApp(parts: AppParts): RequestListener {
   for (const route of parts.routes) {
     const match = matcher(route.path);
     app.on(route.method === 'ALL' ? 'ALL' : route.method, route.path, async (c) => {
-      const param = match(pathOf(c.req.url)) ?? '';
+      const param = match(pathOfUrl(c.req.url)) ?? '';
       return responseOf(c.req.raw, await serveHost(route, param, c.env.incoming));
     });
   }
@@ -100,7 +68,7 @@ export function honoApp(parts: AppParts): RequestListener {
   });
   app.onError((error, c) => {
     parts.logger.error(
-      { err: error, method: c.req.method, path: pathOf(c.req.url) },
+      { err: error, method: c.req.method, path: pathOfUrl(c.req.url) },
       'unexpected error',
     );
     return problem(c, INTERNAL_ERROR);
@@ -112,9 +80,8 @@ export function honoApp(parts: AppParts): RequestListener {
   const whileStarting = getRequestListener(gate.fetch);
   return (req, res) => {
     if (parts.started()) return listener(req, res);
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    return SERVED_WHILE_STARTING.has(path) ? listener(req, res) : whileStarting(req, res);
+    return SERVED_WHILE_STARTING.has(pathOf(req.url ?? '/'))
+      ? listener(req, res)
+      : whileStarting(req, res);
   };
 }

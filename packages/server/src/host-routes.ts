@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
 import type { ApiOptions, Logger, ProblemOccurrence } from '@workforce-kit/http';
+import { problemBody, problemStatus } from '@workforce-kit/http/adapter';
 import getRawBody from 'raw-body';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * A request to a route of the reference server outside the API (health, docs, the development
@@ -48,6 +50,53 @@ export const json = (body: unknown, status = 200): HostAnswer => ({
   type: 'application/json; charset=utf-8',
   body: JSON.stringify(body),
 });
+
+/** A host answer as it goes on the wire, whatever writes it: status, headers and body. */
+export interface HostResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+/**
+ * A host answer as the apps without a framework's own reply (node:http, Hono) write it: the
+ * security headers, the request id, the answer's own headers; a problem as problem details of
+ * the request's path.
+ */
+export function hostResponse(answer: HostAnswer, requestId: string, path: string): HostResponse {
+  if (answer.problem !== undefined) {
+    const { problem } = answer;
+    const body = JSON.stringify(problemBody(problem, requestId, path));
+    return {
+      status: problemStatus(problem.code),
+      headers: {
+        ...SECURITY_HEADERS,
+        'X-Request-Id': requestId,
+        ...problem.headers,
+        'Content-Type': 'application/problem+json; charset=utf-8',
+        'Content-Length': String(Buffer.byteLength(body)),
+      },
+      body,
+    };
+  }
+  return {
+    status: answer.status,
+    headers: {
+      ...SECURITY_HEADERS,
+      'X-Request-Id': requestId,
+      ...answer.headers,
+      'Content-Type': answer.type,
+      'Content-Length': String(Buffer.byteLength(answer.body)),
+    },
+    body: answer.body,
+  };
+}
+
+/** A request target's path: the part before its query. */
+export function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
+}
 
 /** `/healthz` (the process is up) and `/readyz` (the store can be reached). */
 export function healthRoutes(store: () => Pick<WorkforceStore, 'ping'>): HostRoute[] {

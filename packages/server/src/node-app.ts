@@ -1,22 +1,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import {
-  INTERNAL_ERROR,
-  problemBody,
-  problemStatus,
-  requestIdFrom,
-} from '@workforce-kit/http/adapter';
+import { INTERNAL_ERROR, requestIdFrom } from '@workforce-kit/http/adapter';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import {
   type AppParts,
   afterBody,
   type HostAnswer,
+  hostResponse,
   matcher,
   NOT_FOUND,
+  pathOf,
   SERVED_WHILE_STARTING,
   STARTING,
   serveHost,
 } from './host-routes.js';
-import { SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * The reference server's app on node:http, with no framework: security headers on every answer
@@ -32,31 +28,9 @@ export function nodeApp(parts: AppParts): RequestListener {
   function answer(req: IncomingMessage, res: ServerResponse, hostAnswer: HostAnswer): void {
     if (res.headersSent) return;
     const requestId = requestIdFrom(req.headers['x-request-id']);
-    if (hostAnswer.problem !== undefined) {
-      const { problem } = hostAnswer;
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      const body = JSON.stringify(
-        problemBody(problem, requestId, query < 0 ? url : url.slice(0, query)),
-      );
-      res.writeHead(problemStatus(problem.code), {
-        ...SECURITY_HEADERS,
-        'X-Request-Id': requestId,
-        ...problem.headers,
-        'Content-Type': 'application/problem+json; charset=utf-8',
-        'Content-Length': String(Buffer.byteLength(body)),
-      });
-      res.end(body);
-      return;
-    }
-    res.writeHead(hostAnswer.status, {
-      ...SECURITY_HEADERS,
-      'X-Request-Id': requestId,
-      ...hostAnswer.headers,
-      'Content-Type': hostAnswer.type,
-      'Content-Length': String(Buffer.byteLength(hostAnswer.body)),
-    });
-    res.end(hostAnswer.body);
+    const { status, headers, body } = hostResponse(hostAnswer, requestId, pathOf(req.url ?? '/'));
+    res.writeHead(status, headers);
+    res.end(body);
   }
 
   const notFound = (req: IncomingMessage, res: ServerResponse) =>
@@ -64,9 +38,7 @@ export function nodeApp(parts: AppParts): RequestListener {
   const api = createRequestHandler(parts.api);
 
   function route(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
+    const path = pathOf(req.url ?? '/');
     if (!parts.started() && !SERVED_WHILE_STARTING.has(path)) {
       answer(req, res, { problem: STARTING });
       return;
