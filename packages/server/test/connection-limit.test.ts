@@ -106,6 +106,17 @@ describe('limitConnections', { timeout: 30_000 }, () => {
 
   type Held = Awaited<ReturnType<typeof open>>;
 
+  /** `count` connections from `from`, each answered once and left open: idle, in that order. */
+  async function idle(port: number, from: string, count: number): Promise<Held[]> {
+    const held: Held[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const connection = await open(port, from);
+      await connection.send(HEAD);
+      held.push(connection);
+    }
+    return held;
+  }
+
   /** One GET on a new connection from `from`: its status, or the error's code. */
   function request(port: number, from: string): Promise<number | string> {
     return new Promise((resolve) => {
@@ -174,12 +185,7 @@ describe('limitConnections', { timeout: 30_000 }, () => {
       maxConnections: 3,
       maxIncompleteHeadersPerAddress: 1,
     });
-    const held: Held[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const connection = await open(port, '127.0.0.2');
-      await connection.send(HEAD);
-      held.push(connection);
-    }
+    const held = await idle(port, '127.0.0.2', 3);
     await vi.waitFor(() => expect(limit.open()).toEqual({ headers: 0, busy: 0, idle: 3 }), WAIT);
     // The first two are used again: the third is now the one idle the longest.
     for (const connection of held.slice(0, 2)) await connection.send(HEAD, 2);
@@ -195,12 +201,7 @@ describe('limitConnections', { timeout: 30_000 }, () => {
       maxConnections: 3,
       maxIncompleteHeadersPerAddress: 1,
     });
-    const held: Held[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const connection = await open(port, '127.0.0.2');
-      await connection.send(HEAD);
-      held.push(connection);
-    }
+    const held = await idle(port, '127.0.0.2', 3);
     // The oldest begins its next request, and sends its headers no further.
     held[0]?.socket.write('GET / HT');
     await vi.waitFor(() => expect(limit.open()).toEqual({ headers: 1, busy: 0, idle: 2 }), WAIT);
