@@ -36,7 +36,7 @@ export const namingAuthorityArb: fc.Arbitrary<string> = fc.string({
 const isAllowedInValue = (char: string) => parseExternalId(`A:${char}`) !== undefined;
 
 /** One code point allowed in an external identifier's value, mostly printable ASCII. */
-const valueCharArb: fc.Arbitrary<string> = fc
+export const valueCharArb: fc.Arbitrary<string> = fc
   .oneof(
     { weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) },
     { weight: 2, arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }) },
