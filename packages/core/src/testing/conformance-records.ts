@@ -3,7 +3,13 @@
 import fc from 'fast-check';
 import type { ExternalId, Guid } from '../identifiers.js';
 import type { Employee, Reference, Shift } from '../records.js';
-import { guidArb, instantArb, namingAuthorityArb, valueCharArb } from './arbitraries.js';
+import {
+  guidArb,
+  instantArb,
+  namingAuthorityArb,
+  shiftFieldsArb,
+  valueCharArb,
+} from './arbitraries.js';
 import { newGuid } from './builders.js';
 
 /**
@@ -98,97 +104,70 @@ const EITHER = fc.oneof(NOT_DELETED, DELETED_AT);
 const optional = (longest: boolean) =>
   longest ? { noNullPrototype: true } : { requiredKeys: [] as [], noNullPrototype: true };
 
+/** A record of `restaurantGuid` at its first version, of `fields` and `deletion`. */
+function recordArb<F extends object>(
+  restaurantGuid: Guid,
+  fields: fc.Arbitrary<F>,
+  deletion: fc.Arbitrary<Deletion>,
+) {
+  return fc
+    .tuple(guidArb, instantArb, instantArb, fields, deletion)
+    .map(([guid, createdDate, modifiedDate, values, deleted]) => ({
+      restaurantGuid,
+      guid,
+      version: 1,
+      createdDate,
+      modifiedDate,
+      ...values,
+      ...deleted,
+    }));
+}
+
 function employeeArb(
   restaurantGuid: Guid,
   longest: boolean,
   deletion = EITHER,
 ): fc.Arbitrary<Employee> {
   const text = textArb(longest);
-  return fc
-    .tuple(
-      guidArb,
-      instantArb,
-      instantArb,
-      fc.record(
-        {
-          externalId: externalIdArb(longest),
-          firstName: text,
-          chosenName: text,
-          lastName: text,
-          email: emailArb(longest),
-          phoneNumber: text,
-          phoneNumberCountryCode: fc.stringMatching(longest ? /^\d{4}$/ : /^\d{1,4}$/),
-          passcode: text,
-          externalEmployeeId: text,
-          jobReferences: listArb(referenceArb('RestaurantJob', longest), longest),
-          wageOverrides: listArb(
-            fc.record(
-              { jobReference: referenceArb('RestaurantJob', longest), wage: wageArb },
-              { noNullPrototype: true },
-            ),
-            longest,
-          ),
-          v2EmployeeGuid: guidArb,
-          swipeCard: text,
-        },
-        optional(longest),
+  const fields = fc.record(
+    {
+      externalId: externalIdArb(longest),
+      firstName: text,
+      chosenName: text,
+      lastName: text,
+      email: emailArb(longest),
+      phoneNumber: text,
+      phoneNumberCountryCode: fc.stringMatching(longest ? /^\d{4}$/ : /^\d{1,4}$/),
+      passcode: text,
+      externalEmployeeId: text,
+      jobReferences: listArb(referenceArb('RestaurantJob', longest), longest),
+      wageOverrides: listArb(
+        fc.record(
+          { jobReference: referenceArb('RestaurantJob', longest), wage: wageArb },
+          { noNullPrototype: true },
+        ),
+        longest,
       ),
-      deletion,
-    )
-    .map(([guid, createdDate, modifiedDate, fields, deletion]) => {
-      // An archived employee has no swipe card: archiving dropped it.
-      const { swipeCard, ...rest } = fields;
-      return {
-        restaurantGuid,
-        guid,
-        version: 1,
-        createdDate,
-        modifiedDate,
-        ...rest,
-        ...deletion,
-        ...(deletion.deleted || swipeCard === undefined ? {} : { swipeCard }),
-      };
-    });
+      v2EmployeeGuid: guidArb,
+      swipeCard: text,
+    },
+    optional(longest),
+  );
+  return recordArb(restaurantGuid, fields, deletion).map((employee) => {
+    // An archived employee has no swipe card: archiving dropped it.
+    const { swipeCard, ...rest } = employee;
+    return (rest.deleted || swipeCard === undefined ? rest : { ...rest, swipeCard }) as Employee;
+  });
 }
 
 function shiftArb(restaurantGuid: Guid, longest: boolean, deletion = EITHER): fc.Arbitrary<Shift> {
-  const minutes = minutesArb(longest);
-  return fc
-    .tuple(
-      guidArb,
-      instantArb,
-      instantArb,
-      fc.record(
-        {
-          externalId: externalIdArb(longest),
-          jobReference: referenceArb('RestaurantJob', longest),
-          employeeReference: referenceArb('RestaurantUser', longest),
-          inDate: instantArb,
-          outDate: instantArb,
-          scheduleConfig: fc.record(
-            {
-              guid: guidArb,
-              minBeforeClockIn: minutes,
-              minAfterClockIn: minutes,
-              minBeforeClockOut: minutes,
-              minAfterClockOut: minutes,
-            },
-            optional(longest),
-          ),
-        },
-        optional(longest),
-      ),
-      deletion,
-    )
-    .map(([guid, createdDate, modifiedDate, fields, deletion]) => ({
-      restaurantGuid,
-      guid,
-      version: 1,
-      createdDate,
-      modifiedDate,
-      ...fields,
-      ...deletion,
-    }));
+  const fields = shiftFieldsArb({
+    externalId: externalIdArb(longest),
+    reference: (entityType) => referenceArb(entityType, longest),
+    minutes: minutesArb(longest),
+    every: longest,
+  });
+  return recordArb(restaurantGuid, fields, deletion) as fc.Arbitrary<Shift>;
 }
 
 /** Keeps GUIDs and external ids unique among the records, as a seed must have them. */
