@@ -9,6 +9,7 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 1,
     projects: [
       'packages/*/vitest.config.ts',
+      'examples/sqlite-app/vitest.config.ts',
       'test/vitest.config.ts',
       'test/packaging/vitest.config.ts',
     ],

@@ -25,6 +25,7 @@ if (extra.length > 0) {
 // The projects of vitest.config.ts, by the name each config gives itself.
 const configs = [
   ...readdirSync('packages').map((folder) => `packages/${folder}/vitest.config.ts`),
+  'examples/sqlite-app/vitest.config.ts',
   'test/vitest.config.ts',
   'test/packaging/vitest.config.ts',
 ];

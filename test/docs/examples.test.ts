@@ -2,10 +2,13 @@
 // type-checks (and the packaging test type-checks against the installed packages, and runs when
 // the document says what it prints): each is shown verbatim, in exactly one of README.md,
 // docs/*.md and the packages' README.md, between `<!-- example:start examples/<file> -->` and
-// `<!-- example:end -->`; no document has a TypeScript snippet of its own.
+// `<!-- example:end -->`; no document has a TypeScript snippet of its own. A folder of examples/
+// with a README.md is a complete example app (sqlite-app/): its files need not be shown (a
+// document may show one), its own tests run it, and the docs link it.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { examplesOf, readDocuments, root } from './documents.js';
+import { examplesOf, linksOf, readDocuments, root } from './documents.js';
 
 const documents = await readDocuments();
 // examples/bun/ and examples/deno/ hold the examples written for those runtimes, type-checked with
@@ -15,6 +18,13 @@ const examples = (await readdir(new URL('examples/', root), { recursive: true })
   .map((name) => `examples/${name}`)
   .sort();
 const shown = documents.flatMap(examplesOf);
+const apps = (await readdir(new URL('examples/', root), { withFileTypes: true }))
+  .filter(
+    (entry) => entry.isDirectory() && existsSync(new URL(`examples/${entry.name}/README.md`, root)),
+  )
+  .map((entry) => `examples/${entry.name}/`);
+const inApp = (path: string) => apps.some((app) => path.startsWith(app));
+const snippets = examples.filter((path) => !inApp(path));
 
 describe.each(documents)('$path', (document) => {
   it('has no TypeScript snippet outside the example markers', () => {
@@ -44,11 +54,28 @@ it('has a page for every published package', async () => {
   expect(packagePages.map(({ path }) => path)).toEqual(published.sort());
 });
 
-it('shows every example file once, and no other', () => {
-  expect(shown.map(({ path }) => path).sort()).toEqual(examples);
+it('shows every example file once, and no other; a file of an example app at most once', () => {
+  const paths = shown.map(({ path }) => path);
+  expect(paths.filter((path) => !inApp(path)).sort()).toEqual(snippets);
+  const ofApps = paths.filter(inApp);
+  expect(ofApps.filter((path) => !examples.includes(path))).toEqual([]);
+  expect(new Set(ofApps).size).toBe(ofApps.length);
 });
 
-it.each(examples)('shows %s as it is', async (path) => {
-  const code = await readFile(new URL(path, root), 'utf8');
-  expect(shown.find((block) => block.path === path)?.code).toBe(code);
+it.each(apps)('links the example app %s from the docs', (app) => {
+  const linking = documents.filter(({ path, text }) =>
+    linksOf(text).some((target) => {
+      const linked = decodeURIComponent(new URL(target, new URL(path, root)).pathname);
+      return `${linked}/`.startsWith(decodeURIComponent(new URL(app, root).pathname));
+    }),
+  );
+  expect(linking.map(({ path }) => path)).not.toEqual([]);
 });
+
+it.each([...snippets, ...shown.map(({ path }) => path).filter(inApp)])(
+  'shows %s as it is',
+  async (path) => {
+    const code = await readFile(new URL(path, root), 'utf8');
+    expect(shown.find((block) => block.path === path)?.code).toBe(code);
+  },
+);

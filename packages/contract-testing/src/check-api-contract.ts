@@ -26,6 +26,12 @@ export interface ContractOptions {
   /** The deployment under test: a base URL, an app, or an app factory ({@link ContractTarget}). */
   readonly target: ContractTarget;
   /**
+   * Where the API is mounted within the target, when not at its root: an app that mounts the
+   * router with `app.use('/api', createRouter(…))` beside routes of its own is tested under
+   * `/api`. Joined after a base URL's own path. @default '' (the root)
+   */
+  readonly basePath?: string;
+  /**
    * The seed the target was loaded with: a seed file's path, or its JSON. A live target must be
    * freshly seeded from it (the kit then follows the changes it makes itself).
    */
@@ -95,7 +101,7 @@ export interface PreparedContract {
 export async function prepareContract(options: ContractOptions): Promise<PreparedContract> {
   const spec = readSpec();
   const world = buildWorld(spec, await loadSeed(options.seed));
-  const target = await resolveTarget(options.target);
+  const target = await resolveTarget(options.target, options.basePath);
   const client = new HttpClient({
     baseUrl: target.baseUrl,
     ...(options.rate === undefined ? {} : { ratePerSecond: options.rate }),

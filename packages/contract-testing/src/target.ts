@@ -41,9 +41,22 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-export async function resolveTarget(target: ContractTarget): Promise<ResolvedTarget> {
+/**
+ * The target as a base URL, with `basePath` (where the API is mounted within it, `/api`) after its
+ * own path.
+ */
+export async function resolveTarget(
+  target: ContractTarget,
+  basePath = '',
+): Promise<ResolvedTarget> {
+  if (basePath !== '' && !/^\/[^?#]*$/.test(basePath)) {
+    throw new TypeError(
+      `basePath must be a path that starts with "/" (such as "/api"): ${basePath}`,
+    );
+  }
+  const under = (url: string) => `${url.replace(/\/$/, '')}${basePath.replace(/\/$/, '')}`;
   if (typeof target === 'string' || target instanceof URL) {
-    return { baseUrl: String(target), fresh: undefined, close: async () => {} };
+    return { baseUrl: under(String(target)), fresh: undefined, close: async () => {} };
   }
   let current: RequestHandler;
   let fresh: (() => Promise<void>) | undefined;
@@ -69,7 +82,7 @@ export async function resolveTarget(target: ContractTarget): Promise<ResolvedTar
   });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: under(`http://127.0.0.1:${port}`),
     fresh,
     close: () =>
       new Promise<void>((resolve, reject) => {

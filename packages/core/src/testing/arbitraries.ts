@@ -7,6 +7,8 @@ import {
   type Reference,
   type Restaurant,
   type Shift,
+  type ShiftFields,
+  type StoredRecord,
   WEEKDAYS,
 } from '../records.js';
 
@@ -36,7 +38,7 @@ export const namingAuthorityArb: fc.Arbitrary<string> = fc.string({
 const isAllowedInValue = (char: string) => parseExternalId(`A:${char}`) !== undefined;
 
 /** One code point allowed in an external identifier's value, mostly printable ASCII. */
-const valueCharArb: fc.Arbitrary<string> = fc
+export const valueCharArb: fc.Arbitrary<string> = fc
   .oneof(
     { weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) },
     { weight: 2, arbitrary: fc.integer({ min: 0xa0, max: 0xd7ff }) },
@@ -184,9 +186,50 @@ export function employeeArb(restaurantGuid: Guid): fc.Arbitrary<Employee> {
     });
 }
 
+/** What a shift's fields are made of: {@link shiftFieldsArb}'s parts. */
+export interface ShiftFieldParts {
+  readonly externalId: fc.Arbitrary<ExternalId>;
+  readonly reference: (entityType: string) => fc.Arbitrary<Reference>;
+  readonly minutes: fc.Arbitrary<number>;
+  /** Every field present, rather than each one or not. */
+  readonly every?: boolean;
+}
+
+/**
+ * The fields of a shift besides those every stored record has (and its deletion): of `shiftArb`,
+ * and of the conformance suite's records, each from its own parts.
+ */
+export function shiftFieldsArb(
+  parts: ShiftFieldParts,
+): fc.Arbitrary<Omit<ShiftFields, keyof StoredRecord>> {
+  const { externalId, reference, minutes } = parts;
+  const constraints = parts.every
+    ? { noNullPrototype: true }
+    : { requiredKeys: [] as [], noNullPrototype: true };
+  return fc.record(
+    {
+      externalId,
+      jobReference: reference('RestaurantJob'),
+      employeeReference: reference('RestaurantUser'),
+      inDate: instantArb,
+      outDate: instantArb,
+      scheduleConfig: fc.record(
+        {
+          guid: guidArb,
+          minBeforeClockIn: minutes,
+          minAfterClockIn: minutes,
+          minBeforeClockOut: minutes,
+          minAfterClockOut: minutes,
+        },
+        constraints,
+      ),
+    },
+    constraints,
+  );
+}
+
 /** A shift of `restaurantGuid`, deleted or not, with any of the optional fields. */
 export function shiftArb(restaurantGuid: Guid): fc.Arbitrary<Shift> {
-  const minutes = fc.integer({ min: 0, max: 240 });
   return fc
     .tuple(
       fc.record(
@@ -195,27 +238,17 @@ export function shiftArb(restaurantGuid: Guid): fc.Arbitrary<Shift> {
           version: fc.integer({ min: 1, max: 1_000 }),
           createdDate: instantArb,
           modifiedDate: instantArb,
-          externalId: externalIdArb,
-          jobReference: referenceArb('RestaurantJob'),
-          employeeReference: referenceArb('RestaurantUser'),
-          inDate: instantArb,
-          outDate: instantArb,
-          scheduleConfig: fc.record(
-            {
-              guid: guidArb,
-              minBeforeClockIn: minutes,
-              minAfterClockIn: minutes,
-              minBeforeClockOut: minutes,
-              minAfterClockOut: minutes,
-            },
-            { requiredKeys: [], noNullPrototype: true },
-          ),
         },
-        { requiredKeys: ['guid', 'version', 'createdDate', 'modifiedDate'], noNullPrototype: true },
+        { noNullPrototype: true },
       ),
+      shiftFieldsArb({
+        externalId: externalIdArb,
+        reference: referenceArb,
+        minutes: fc.integer({ min: 0, max: 240 }),
+      }),
       deletionArb,
     )
-    .map(([fields, deletion]) => ({ restaurantGuid, ...fields, ...deletion }));
+    .map(([stored, fields, deletion]) => ({ restaurantGuid, ...stored, ...fields, ...deletion }));
 }
 
 const timeOfDayArb = fc

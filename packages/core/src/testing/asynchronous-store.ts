@@ -3,43 +3,100 @@ import type { MaybeAsync } from '../maybe-async.js';
 import type { WorkforceStore } from '../ports.js';
 
 /**
- * Runs a call in a later microtask and answers with a `ResultAsync`: the call takes effect after
- * its caller has moved on, as a database's would, so concurrent callers interleave.
+ * How the conformance suite defers the calls it makes to a store, so that concurrent callers
+ * interleave their reads and writes even on a store that answers at once:
+ * - `microtask`: each call runs in a later microtask (a promise job);
+ * - `event-loop turn`: each call runs in a later turn of the event loop (`setImmediate`), and its
+ *   answer comes back one turn after it, as a database's answer comes back over a socket;
+ * - `shuffled turns`: each call, and each answer, waits 0 to 3 turns, at random, so that
+ *   concurrent calls reach the store, and their answers their callers, out of the order they were
+ *   made in.
  */
-function later<A extends unknown[], T, E>(
-  call: (...args: A) => MaybeAsync<T, E>,
-): (...args: A) => ResultAsync<T, E> {
-  return (...args) => new ResultAsync(Promise.resolve().then(() => call(...args)));
+export const DEFERRALS = ['microtask', 'event-loop turn', 'shuffled turns'] as const;
+/** One of {@link DEFERRALS}. */
+export type Deferral = (typeof DEFERRALS)[number];
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function turns(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await turn();
+}
+
+/** What to wait before a call, and before its answer is given. */
+const WAITS: Record<
+  Deferral,
+  { readonly before: () => Promise<void>; readonly after?: () => Promise<void> }
+> = {
+  microtask: { before: () => Promise.resolve() },
+  'event-loop turn': { before: turn, after: turn },
+  'shuffled turns': {
+    before: () => turns(Math.floor(Math.random() * 4)),
+    after: () => turns(Math.floor(Math.random() * 4)),
+  },
+};
+
+/**
+ * A store whose every call (but `close`) runs later, as `deferral` says, and answers with a
+ * `ResultAsync`. A call that throws, which a store never does, fails with a message naming it.
+ *
+ * @param store - the store to wrap
+ * @param deferral - how long each call and its answer wait
+ * @returns the same store, answering later
+ */
+export function deferredStore(store: WorkforceStore, deferral: Deferral): WorkforceStore {
+  const { before, after } = WAITS[deferral];
+  const later =
+    <A extends unknown[], T, E>(method: string, call: (...args: A) => MaybeAsync<T, E>) =>
+    (...args: A): ResultAsync<T, E> =>
+      new ResultAsync(
+        (async () => {
+          await before();
+          let answer: Awaited<MaybeAsync<T, E>>;
+          try {
+            answer = await call(...args);
+          } catch (error) {
+            throw new Error(
+              `${method} threw ${String(error)}: a store answers a failure with an error (StorageUnavailable), and never throws`,
+              { cause: error },
+            );
+          }
+          await after?.();
+          return answer;
+        })(),
+      );
+  const { employees, shifts, restaurants, events } = store;
+  return {
+    employees: {
+      find: later('employees.find', (restaurant, id) => employees.find(restaurant, id)),
+      write: later('employees.write', (change) => employees.write(change)),
+    },
+    shifts: {
+      find: later('shifts.find', (restaurant, id) => shifts.find(restaurant, id)),
+      write: later('shifts.write', (change) => shifts.write(change)),
+    },
+    restaurants: {
+      findByGuid: later('restaurants.findByGuid', (guid) => restaurants.findByGuid(guid)),
+    },
+    events: { list: later('events.list', (restaurant) => events.list(restaurant)) },
+    seed: later('seed', (records) => store.seed(records)),
+    ping: later('ping', () => store.ping()),
+    close: () => store.close(),
+  };
 }
 
 /**
  * A store that answers every call asynchronously, as most databases do: each call of `store` runs
- * in a later microtask, and its answer is a `ResultAsync`. The conformance suite runs the memory
- * store (which answers at once) both as it is and wrapped in this, with the same outcomes, so that
- * the use cases are shown to hold on either kind of store. `close` is the store's own.
+ * in a later microtask, and its answer is a `ResultAsync`. The conformance suite needs no such
+ * wrapper (it defers its own calls in its race tests); this one is for tests of a host that
+ * should see a store answer later.
  *
  * @param store - the store to wrap (the memory store, say)
  * @returns the same store, answering later
  * @example
  * ```ts
- * describeStoreConformance('memory, answering asynchronously', () => asynchronousStore(createMemoryStore()));
+ * const router = createRouter({ store: asynchronousStore(createMemoryStore(seed)), auth });
  * ```
  */
 export function asynchronousStore(store: WorkforceStore): WorkforceStore {
-  const { employees, shifts, restaurants, events } = store;
-  return {
-    employees: {
-      find: later((restaurant, id) => employees.find(restaurant, id)),
-      write: later((change) => employees.write(change)),
-    },
-    shifts: {
-      find: later((restaurant, id) => shifts.find(restaurant, id)),
-      write: later((change) => shifts.write(change)),
-    },
-    restaurants: { findByGuid: later((guid) => restaurants.findByGuid(guid)) },
-    events: { list: later((restaurant) => events.list(restaurant)) },
-    seed: later((records) => store.seed(records)),
-    ping: later(() => store.ping()),
-    close: () => store.close(),
-  };
+  return deferredStore(store, 'microtask');
 }
