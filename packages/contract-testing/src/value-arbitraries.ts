@@ -13,13 +13,23 @@ import {
   type SpecParameter,
 } from './spec-reader.js';
 
-/** Characters a header value may carry on the wire (Node refuses the rest). */
+/**
+ * Characters a header value may carry on the wire (Node refuses the rest), letters and digits
+ * first: a generated character shrinks toward the first of its list, so a shrunk value keeps a
+ * tab or a byte beyond ASCII only where the failure needs one.
+ */
+const PLAIN = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
+const PRINTABLE = [
+  ...PLAIN,
+  ...Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i)).filter(
+    (c) => !PLAIN.includes(c),
+  ),
+];
 const HEADER_CHARS = [
+  ...PRINTABLE,
   '\t',
-  ...Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i)),
   ...Array.from({ length: 0x60 }, (_, i) => String.fromCharCode(0xa0 + i)),
 ];
-const PRINTABLE = HEADER_CHARS.filter((c) => c >= ' ' && c <= '~');
 const sendableInHeader = (text: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
 /** Whether `convert` takes `text` without throwing (a lone surrogate, a bad `%` escape). */
 const converts = (convert: (text: string) => string) => (text: string) => {
@@ -34,6 +44,7 @@ const encodable = converts(encodeURIComponent);
 const decodable = converts(decodeURIComponent);
 
 const headerTextArb = fc.oneof(
+  { withCrossShrink: true },
   fc.string({ unit: fc.constantFrom(...PRINTABLE), maxLength: 140 }),
   fc.string({ unit: fc.constantFrom(...HEADER_CHARS), maxLength: 40 }),
 );
