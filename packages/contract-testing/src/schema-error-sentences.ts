@@ -186,7 +186,8 @@ export function sentencesOf(
     const under = errors.filter(
       (other) =>
         other !== error &&
-        other.instancePath.startsWith(error.instancePath) &&
+        (other.instancePath === error.instancePath ||
+          other.instancePath.startsWith(`${error.instancePath}/`)) &&
         branches.has(other.parentSchema),
     );
     coveredBy.set(error, under);
