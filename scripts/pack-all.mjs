@@ -18,7 +18,10 @@ installDependenciesIfChanged();
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'tarballs' } } });
 const out = resolve(process.cwd(), values.out);
 
-/** The publishable packages by name: their folder and manifest. */
+/**
+ * The publishable packages by name: their folder and manifest.
+ * @type {Map<string, { dir: string, manifest: { name: string, private?: boolean, dependencies?: Record<string, string> } }>}
+ */
 const publishable = new Map();
 for (const folder of readdirSync(join(workspace, 'packages'))) {
   const dir = join(workspace, 'packages', folder);
@@ -38,6 +41,7 @@ for (const file of readdirSync(out)) {
 }
 
 const packed = new Set();
+/** @param {string} name */
 function pack(name) {
   const found = publishable.get(name);
   if (found === undefined || packed.has(name)) return;
