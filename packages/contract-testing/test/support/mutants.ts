@@ -158,6 +158,30 @@ function archivesBeforeAuth(): BreakHooks {
   };
 }
 
+/**
+ * Hooks of a store whose employee writes leave `field` out of the records `when` picks (by their
+ * `deleted`): a column the write forgets. Archived without a deletedDate is a record the core's
+ * types refuse, which is the bug.
+ */
+function writesEmployeesWithout(
+  field: 'deletedDate' | 'wageOverrides',
+  when: (deleted: boolean) => boolean,
+): BreakHooks {
+  return {
+    store: (store) => ({
+      ...store,
+      employees: {
+        ...store.employees,
+        write: (change) => {
+          if (!when(change.record.deleted)) return store.employees.write(change);
+          const { [field]: _dropped, ...record } = change.record;
+          return store.employees.write({ ...change, record: record as typeof change.record });
+        },
+      },
+    }),
+  };
+}
+
 export interface Mutant {
   readonly name: string;
   /** The bug, as a user would report it. */
@@ -464,20 +488,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'archive-without-deleted-date',
     bug: 'the store keeps an archived employee without its deletedDate (its write leaves the column out)',
-    hooks: {
-      store: (store) => ({
-        ...store,
-        employees: {
-          ...store.employees,
-          write: (change) => {
-            if (!change.record.deleted) return store.employees.write(change);
-            // A record the core's types refuse (archived, without a deletedDate): the bug.
-            const { deletedDate: _dropped, ...record } = change.record;
-            return store.employees.write({ ...change, record: record as typeof change.record });
-          },
-        },
-      }),
-    },
+    hooks: writesEmployeesWithout('deletedDate', (deleted) => deleted),
   },
   {
     name: 'reads-archives-without-deleted-date',
@@ -505,19 +516,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'unarchive-drops-wage-overrides',
     bug: 'unarchive drops the wage overrides the employee had when archived',
-    hooks: {
-      store: (store) => ({
-        ...store,
-        employees: {
-          ...store.employees,
-          write: (change) => {
-            if (change.record.deleted) return store.employees.write(change);
-            const { wageOverrides: _dropped, ...record } = change.record;
-            return store.employees.write({ ...change, record });
-          },
-        },
-      }),
-    },
+    hooks: writesEmployeesWithout('wageOverrides', (deleted) => !deleted),
   },
   {
     name: 'omits-entity-type',
