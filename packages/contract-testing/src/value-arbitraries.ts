@@ -14,22 +14,16 @@ import {
 } from './spec-reader.js';
 
 /**
- * Characters a header value may carry on the wire (Node refuses the rest), letters and digits
- * first: a generated character shrinks toward the first of its list, so a shrunk value keeps a
- * tab or a byte beyond ASCII only where the failure needs one.
+ * Characters a header value may carry on the wire (Node refuses the rest), the plainest first: a
+ * generated character shrinks toward the first of its list, so a shrunk value is letters and
+ * digits but where the failure needs another character, and a byte beyond ASCII it needs is a
+ * visible letter (`À`) before an invisible one or a tab.
  */
 const PLAIN = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
-const PRINTABLE = [
-  ...PLAIN,
-  ...Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i)).filter(
-    (c) => !PLAIN.includes(c),
-  ),
-];
-const HEADER_CHARS = [
-  ...PRINTABLE,
-  '\t',
-  ...Array.from({ length: 0x60 }, (_, i) => String.fromCharCode(0xa0 + i)),
-];
+const chars = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i));
+const PRINTABLE = [...PLAIN, ...chars(0x20, 0x7e).filter((c) => !PLAIN.includes(c))];
+const HEADER_CHARS = [...PRINTABLE, ...chars(0xc0, 0xff), ...chars(0xa0, 0xbf), '\t'];
 const sendableInHeader = (text: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
 /** Whether `convert` takes `text` without throwing (a lone surrogate, a bad `%` escape). */
 const converts = (convert: (text: string) => string) => (text: string) => {
