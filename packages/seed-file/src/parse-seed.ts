@@ -102,11 +102,12 @@ function messageOf(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties') {
     return `has an unknown field "${String(params.additionalProperty)}"`;
   }
-  const { title } = (error.parentSchema ?? {}) as { title?: unknown };
+  // Every error of a verbose validator has its schema node.
+  const { title } = error.parentSchema as { title?: unknown };
   if (typeof title === 'string') return `must be ${title}`;
   if (error.keyword === 'type') return `must be ${article(String(params.type))}`;
   if (error.keyword === 'const') return `must be ${JSON.stringify(params.allowedValue)}`;
-  return error.message ?? 'is invalid';
+  return String(error.message);
 }
 
 /** Where an ajv error points: the value refused, or the field missing. */

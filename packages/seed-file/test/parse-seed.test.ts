@@ -382,6 +382,16 @@ describe('parseSeed refusals', () => {
     expect(onlyIssue(json)).toEqual({ entry: 'seed', field: '', message: expect.any(String) });
   });
 
+  it('refuses a value that is not JSON, rather than throwing', () => {
+    expect(
+      onlyIssue({ restaurants: [{ guid: R1, general: { name: 'A', closeoutHour: 4n } }] }),
+    ).toEqual({
+      entry: 'seed',
+      field: '',
+      message: expect.stringMatching(/^is not JSON: /),
+    });
+  });
+
   it.each(refusals)(
     'refuses $name, naming the entry and field',
     ({ json, entry, field, message }) => {

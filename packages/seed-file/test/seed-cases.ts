@@ -449,6 +449,13 @@ export const refusals: readonly RefusalCase[] = [
     message: /0 to 23/,
   },
   {
+    name: 'a latitude beyond the pole',
+    json: seedWithRestaurant({ location: { latitude: 90.5 } }),
+    entry: `restaurants[0] (${R1})`,
+    field: 'location.latitude',
+    message: /must be <= 90/,
+  },
+  {
     name: 'an ftp URL',
     json: seedWithRestaurant({ urls: { website: 'ftp://files.example.com/menu.pdf' } }),
     entry: `restaurants[0] (${R1})`,
