@@ -290,6 +290,8 @@ beforeAll(async () => {
       await readFile(join(project, 'node_modules', name, 'package.json'), 'utf8'),
     ) as { exports: Record<string, unknown> };
     for (const subpath of Object.keys(manifest.exports)) {
+      // A JSON file (the seed file's schema) is data, with no declarations: checked below.
+      if (subpath.endsWith('.json')) continue;
       const specifier = `${name}${subpath.slice(1)}`;
       reexports.push(`export * as entry${reexports.length} from '${specifier}';\n`);
     }
@@ -382,6 +384,28 @@ it('gives stack locations in the installed packages that name their TypeScript s
   const source = (await readFile(String(thrown?.file), 'utf8')).split('\n');
   expect(source[Number(thrown?.line) - 1]).toContain('throw new Error(`the seed does not match');
 }, 60_000);
+
+it("exports the seed file's JSON Schema as a file, the object the package exports, which the installed demo seed names", async () => {
+  const check = await attempt(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { pathToFileURL } from 'node:url';",
+        "import { isDeepStrictEqual } from 'node:util';",
+        "import { SEED_FILE_SCHEMA } from '@workforce-kit/seed-file';",
+        "import schema from '@workforce-kit/seed-file/seed.schema.json' with { type: 'json' };",
+        "const seed = pathToFileURL('node_modules/@workforce-kit/server/seed/demo-seed.json');",
+        "const named = new URL(JSON.parse(readFileSync(seed, 'utf8')).$schema, seed);",
+        "console.log(isDeepStrictEqual(schema, SEED_FILE_SCHEMA), isDeepStrictEqual(JSON.parse(readFileSync(named, 'utf8')), schema));",
+      ].join('\n'),
+    ],
+    project,
+  );
+  expect(check.output.trim()).toBe('true true');
+});
 
 /**
  * PGlite's own declarations name browser and Emscripten globals (`WebAssembly`, `Emscripten`,
