@@ -158,6 +158,8 @@ let project: string;
 const packed: Record<string, string> = {};
 /** Each package's folder in the workspace, by package name. */
 const sources: Record<string, string> = {};
+/** The publishable packages of the workspace (not private), by name. */
+const publishableNames: string[] = [];
 /** tsc over the user's code (src/), which it also compiles to dist/ for the runs below. */
 let userCode: Finished;
 /** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
@@ -190,29 +192,22 @@ beforeAll(async () => {
   await mkdir(join(project, 'src'), { recursive: true });
   await mkdir(join(project, 'entry-points'));
 
-  // Every publishable package, packed one at a time, each after the workspace packages it
-  // depends on: a pack runs a build, which reads the declarations of those.
-  const publishable = new Map<string, { dir: string; manifest: Manifest }>();
+  // Every publishable package packed into one folder by the command the READMEs give
+  // (`pnpm pack:all`), then installed together, as they say: `npm install <folder>/*.tgz`.
+  const publishable = new Map<string, string>();
   for (const folder of await readdir(join(workspace, 'packages'))) {
     const dir = join(workspace, 'packages', folder);
     const manifest = await readManifest(dir);
-    if (manifest.private !== true) publishable.set(manifest.name, { dir, manifest });
+    if (manifest.private !== true) {
+      publishable.set(manifest.name, dir);
+      publishableNames.push(manifest.name);
+      // What an earlier build left behind, which the pack's build must not ship.
+      await mkdir(join(dir, 'dist'), { recursive: true });
+      await writeFile(join(dir, 'dist', LEFTOVER), '');
+    }
   }
-  const started = new Set<string>();
-  const pack = async (name: string): Promise<void> => {
-    const found = publishable.get(name);
-    if (found === undefined || started.has(name)) return;
-    started.add(name);
-    for (const dependency of Object.keys(found.manifest.dependencies ?? {})) await pack(dependency);
-    const tarball = join(tarballs, `${name.replace('@', '').replace('/', '-')}.tgz`);
-    // What an earlier build left behind, which the pack's build must not ship.
-    await mkdir(join(found.dir, 'dist'), { recursive: true });
-    await writeFile(join(found.dir, 'dist', LEFTOVER), '');
-    await run('pnpm', ['pack', '--out', tarball], found.dir, process.env);
-    packed[name] = `file:${tarball}`;
-    sources[name] = found.dir;
-  };
-  for (const name of [...publishable.keys()].sort()) await pack(name);
+  await run('pnpm', ['pack:all', '--out', tarballs], workspace, process.env);
+  const tarballFiles = (await readdir(tarballs)).filter((file) => file.endsWith('.tgz')).sort();
 
   await writeFile(
     join(project, 'package.json'),
@@ -222,7 +217,6 @@ beforeAll(async () => {
         private: true,
         type: 'module',
         dependencies: {
-          ...packed,
           '@electric-sql/pglite': await versionIn('packages/postgres', '@electric-sql/pglite'),
           express: await versionIn('packages/express-adapter', 'express'),
           fastify: await versionIn('packages/fastify-adapter', 'fastify'),
@@ -259,9 +253,19 @@ beforeAll(async () => {
       '--no-fund',
       '--ignore-scripts',
       '--loglevel=error',
+      // The shell's expansion of tarballs/*.tgz.
+      ...tarballFiles.map((file) => join(tarballs, file)),
     ],
     project,
   );
+  // npm wrote each tarball into the project's dependencies, under its package's name.
+  const installed = await readManifest(project);
+  for (const [name, specifier] of Object.entries(installed.dependencies ?? {})) {
+    const dir = publishable.get(name);
+    if (dir === undefined) continue;
+    packed[name] = specifier;
+    sources[name] = dir;
+  }
 
   // The user's code: the documentation's snippets (examples/) and the app the tests below run, compiled
   // against the installed declarations. skipLibCheck as most projects have it: PGlite's own
@@ -286,6 +290,8 @@ beforeAll(async () => {
       await readFile(join(project, 'node_modules', name, 'package.json'), 'utf8'),
     ) as { exports: Record<string, unknown> };
     for (const subpath of Object.keys(manifest.exports)) {
+      // A JSON file (the seed file's schema) is data, with no declarations: checked below.
+      if (subpath.endsWith('.json')) continue;
       const specifier = `${name}${subpath.slice(1)}`;
       reexports.push(`export * as entry${reexports.length} from '${specifier}';\n`);
     }
@@ -307,6 +313,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...running].map((service) => service.stop()));
   if (root !== undefined) await rm(root, { recursive: true, force: true });
+});
+
+it('installs every publishable package from the folder `pnpm pack:all` fills, in one npm install', () => {
+  expect(Object.keys(packed).sort()).toEqual(publishableNames.sort());
+  for (const specifier of Object.values(packed)) expect(specifier).toMatch(/^file:.*\.tgz$/);
 });
 
 it('ships a fresh build of each package, without leftovers of an earlier one', async () => {
@@ -341,6 +352,59 @@ it('ships each package with its README and CHANGELOG, as the workspace has them'
 it('type-checks the documentation examples and the app against the installed declarations', () => {
   expect(userCode.output).toBe('');
   expect(userCode.code).toBe(0);
+});
+
+it('gives stack locations in the installed packages that name their TypeScript source, line for line', async () => {
+  // An error a user meets inside a package: the contract kit refusing a bad seed.
+  await writeFile(
+    join(project, 'stack.mjs'),
+    [
+      "import { checkApiContract } from '@workforce-kit/contract-testing';",
+      'try {',
+      "  const seed = { employees: [{ guid: 'not-a-guid' }] };",
+      `  await checkApiContract({ target: 'http://127.0.0.1:9', seed, auth: { hs256Secret: '${'s'.repeat(32)}' } });`,
+      '} catch (error) {',
+      '  console.log(error.stack);',
+      '}',
+    ].join('\n'),
+  );
+  const traced = await attempt(process.execPath, ['--enable-source-maps', 'stack.mjs'], project);
+  expect(traced.code, traced.output).toBe(0);
+  const frames = [
+    ...traced.output.matchAll(/\((\S+\/node_modules\/@workforce-kit\/\S+?):(\d+):(\d+)\)/g),
+  ].map(([, file, line]) => ({ file: String(file), line: Number(line) }));
+  expect(frames.length, traced.output).toBeGreaterThan(0);
+  for (const { file, line } of frames) {
+    expect(file, traced.output).toMatch(/\/src\/[\w/-]+\.ts$/);
+    // The file exists as installed, and has the line.
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines.length, file).toBeGreaterThanOrEqual(line);
+  }
+  const [thrown] = frames;
+  const source = (await readFile(String(thrown?.file), 'utf8')).split('\n');
+  expect(source[Number(thrown?.line) - 1]).toContain('throw new Error(`the seed does not match');
+}, 60_000);
+
+it("exports the seed file's JSON Schema as a file, the object the package exports, which the installed demo seed names", async () => {
+  const check = await attempt(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { pathToFileURL } from 'node:url';",
+        "import { isDeepStrictEqual } from 'node:util';",
+        "import { SEED_FILE_SCHEMA } from '@workforce-kit/seed-file';",
+        "import schema from '@workforce-kit/seed-file/seed.schema.json' with { type: 'json' };",
+        "const seed = pathToFileURL('node_modules/@workforce-kit/server/seed/demo-seed.json');",
+        "const named = new URL(JSON.parse(readFileSync(seed, 'utf8')).$schema, seed);",
+        "console.log(isDeepStrictEqual(schema, SEED_FILE_SCHEMA), isDeepStrictEqual(JSON.parse(readFileSync(named, 'utf8')), schema));",
+      ].join('\n'),
+    ],
+    project,
+  );
+  expect(check.output.trim()).toBe('true true');
 });
 
 /**

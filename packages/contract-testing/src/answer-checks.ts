@@ -112,11 +112,15 @@ export class Answer implements Exchange {
         () => `${name} is missing: ${this.show()}`,
       );
       if (value !== undefined) {
-        const errors = spec.validator.errors(header.schema, fromText(header.schema, value));
+        const errors = spec.validator.errors(
+          header.schema,
+          fromText(header.schema, value),
+          `the ${name} header`,
+        );
         this.check(
           errors.length === 0,
           'documented-headers',
-          () => `${name}: ${errors.join('; ')}: ${this.show()}`,
+          () => `${errors.join('; ')}: ${this.show()}`,
         );
       }
     }

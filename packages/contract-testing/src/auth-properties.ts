@@ -8,7 +8,7 @@ import { printable } from './draft-arbitraries.js';
 import { type Engine, send } from './engine.js';
 import { probeUnchanged } from './model-calls.js';
 import type { PropertyDefinition } from './property-runner.js';
-import { type Call, callToWire } from './requests.js';
+import { type Call, callToWire, showCall } from './requests.js';
 import { recordNamed } from './state-oracle.js';
 import { type AuthOptions, type BadTokenKind, badTokenKindsFor } from './token-source.js';
 
@@ -17,11 +17,11 @@ type Spoiled = Call | { readonly authorization: string | undefined };
 
 interface Spoiler {
   readonly apply: (call: Call) => Promise<Spoiled>;
+  /** The token it sends, described. */
+  readonly text: string;
 }
 
-/** A spoiler that fast-check prints as `text`. */
-const spoiler = (apply: Spoiler['apply'], text: string): Spoiler =>
-  printable({ apply }, () => text);
+const spoiler = (apply: Spoiler['apply'], text: string): Spoiler => ({ apply, text });
 
 /** A valid call, spoiled, and the refusal `expect` says it must get; the record named is unchanged. */
 function refused(
@@ -37,9 +37,15 @@ function refused(
     summary,
     build: (trial) =>
       fc.asyncProperty(
-        pickArb(0, ['all']),
-        spoilers,
-        trial.predicate({ fresh: true }, async (pick, how) => {
+        // Printed in a counterexample as the HTTP call, with the spoiled token described.
+        fc
+          .tuple(pickArb(0, ['all']), spoilers)
+          .map(([pick, how]) =>
+            printable({ pick, how }, (c) =>
+              showCall(engine, callOf(engine, c.pick), `(${c.how.text})`),
+            ),
+          ),
+        trial.predicate({ fresh: true }, async ({ pick, how }) => {
           const valid = callOf(engine, pick);
           const spoiled = await how.apply(valid);
           let req = await callToWire(engine, 'role' in spoiled ? spoiled : valid);
@@ -92,7 +98,7 @@ export function authProperties(engine: Engine, auth: AuthOptions): PropertyDefin
       .map(([kind, n]) =>
         spoiler(
           async () => ({ authorization: await engine.tokens.badAuthorization(kind, n) }),
-          `a ${kind} token`,
+          `${kind} token`,
         ),
       ),
     tokenRefused('invalid-token', 401, 'INVALID_TOKEN', 'invalid_token'),

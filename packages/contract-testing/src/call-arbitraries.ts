@@ -2,8 +2,9 @@
 // (its own or another restaurant's, by GUID in any letter case or by external id) and which token;
 // resolved against the world, it is the call the model predicts.
 import fc from 'fast-check';
+import { printable } from './draft-arbitraries.js';
 import type { Engine } from './engine.js';
-import type { Call } from './requests.js';
+import { type Call, showCall } from './requests.js';
 import { ROLE_NAMES, type Role } from './state-table-operations.js';
 
 /** How a call names its target, before it is resolved against the world. */
@@ -65,15 +66,16 @@ export function callOf(engine: Engine, pick: Pick): Call {
   };
 }
 
-export const showPick = (engine: Engine, pick: Pick) => {
-  const call = callOf(engine, pick);
-  const query =
-    call.includeArchived === undefined || call.role !== 'getRestaurant'
-      ? ''
-      : `?includeArchived=${call.includeArchived}`;
-  const grant = call.grant.restaurants === '*' ? '*' : call.grant.restaurants.join(',');
-  return `${call.role} ${call.id}${query} in ${call.context} (token for ${grant})`;
-};
+/** A pick as fast-check prints it in a counterexample: the HTTP call it makes. */
+export const showPick = (engine: Engine, pick: Pick) => showCall(engine, callOf(engine, pick));
+
+/** Picks that fast-check prints as the HTTP calls they make. */
+export const printedPickArb = (
+  engine: Engine,
+  foreignWeight: number,
+  grants: readonly Pick['grant'][],
+): fc.Arbitrary<Pick> =>
+  pickArb(foreignWeight, grants).map((pick) => printable(pick, (p) => showPick(engine, p)));
 
 export function pickArb(
   foreignWeight: number,

@@ -221,8 +221,7 @@ export function defectArb(spec: Spec, op: SpecOperation): fc.Arbitrary<Defect> {
     .map((defect) =>
       printable(
         defect,
-        (d) =>
-          `an input refused with ${d.status} ${d.code}${d.errorPath ? ` at ${d.errorPath}` : ''}`,
+        (d) => `which must get ${d.status} ${d.code}${d.errorPath ? ` naming ${d.errorPath}` : ''}`,
       ),
     );
 }

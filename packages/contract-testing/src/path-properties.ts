@@ -1,6 +1,7 @@
 // Properties of the spec's paths rather than its operations: a path with a method it does not
 // take is 405 with Allow, and a path under the API that names no operation is 404.
 import fc from 'fast-check';
+import { printable } from './draft-arbitraries.js';
 import { type Engine, send } from './engine.js';
 import { headerOf, type WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
@@ -38,31 +39,37 @@ function wrongMethod(engine: Engine): PropertyDefinition {
     runs: (runs) => Math.ceil(runs / 2),
     build: (trial) =>
       fc.asyncProperty(
-        fc.constantFrom(...paths).chain(([template, ops]) =>
-          fc.tuple(
-            fc.constant(template),
-            fc.constantFrom(
-              ...OPENAPI_METHODS.map((m) => m.toUpperCase()).filter(
-                (m) => !allowedOn(ops).includes(m),
-              ),
-            ),
-            fc
-              .array(
-                fc.oneof(
-                  fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/),
-                  fc
-                    .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
-                    .map(encodeURIComponent),
+        fc
+          .constantFrom(...paths)
+          .chain(([template, ops]) =>
+            fc.tuple(
+              fc.constant(template),
+              fc.constantFrom(
+                ...OPENAPI_METHODS.map((m) => m.toUpperCase()).filter(
+                  (m) => !allowedOn(ops).includes(m),
                 ),
-                { minLength: 4, maxLength: 4 },
-              )
-              .filter((segments) => !segments.some(isDotSegment)),
-          ),
-        ),
-        trial.predicate({ fresh: false }, async ([template, method, segments]) => {
+              ),
+              fc
+                .array(
+                  fc.oneof(
+                    fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/),
+                    fc
+                      .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
+                      .map(encodeURIComponent),
+                  ),
+                  { minLength: 4, maxLength: 4 },
+                )
+                .filter((segments) => !segments.some(isDotSegment)),
+            ),
+          )
+          .map(([template, method, segments]) => {
+            let i = 0;
+            const path = template.replace(/\{[^}]+\}/g, () => segments[i++] ?? 'x');
+            // Printed in a counterexample as the HTTP call.
+            return printable({ template, method, path }, (c) => `${c.method} ${c.path}`);
+          }),
+        trial.predicate({ fresh: false }, async ({ template, method, path }) => {
           const ops = engine.spec.paths.get(template) ?? [];
-          let i = 0;
-          const path = template.replace(/\{[^}]+\}/g, () => segments[i++] ?? 'x');
           // The 405 is an answer of each operation of the path: each declares it.
           const answer = await send(engine, await bare(engine, method, path), ...ops);
           answer.check(answer.status === 405, 'method-not-allowed');
@@ -110,9 +117,14 @@ function unknownPath(engine: Engine): PropertyDefinition {
     runs: (runs) => Math.ceil(runs / 2),
     build: (trial) =>
       fc.asyncProperty(
-        fc.oneof(nearMiss, anyUnder).filter((path) => !spec.matchesTemplate(path)),
-        fc.constantFrom(...OPENAPI_METHODS.map((m) => m.toUpperCase())),
-        trial.predicate({ fresh: false }, async (path, method) => {
+        fc
+          .tuple(
+            fc.oneof(nearMiss, anyUnder).filter((path) => !spec.matchesTemplate(path)),
+            fc.constantFrom(...OPENAPI_METHODS.map((m) => m.toUpperCase())),
+          )
+          // Printed in a counterexample as the HTTP call.
+          .map(([path, method]) => printable({ path, method }, (c) => `${c.method} ${c.path}`)),
+        trial.predicate({ fresh: false }, async ({ path, method }) => {
           // No operation's answer: it counts for none.
           const answer = await send(engine, await bare(engine, method, path));
           answer.check(answer.status === 404, 'unknown-path');

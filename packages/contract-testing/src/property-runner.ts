@@ -48,6 +48,11 @@ export interface PropertyResult {
   readonly ruleText?: string;
   /** Failed: what went wrong; not applicable: why. */
   readonly message?: string;
+  /**
+   * Failed: the broken rule was found by reading a record back after a refused request, not in
+   * the answer to a request of the counterexample itself.
+   */
+  readonly readBack?: boolean;
   /** Failed: the minimal counterexample as fast-check prints it. */
   readonly counterexample?: string;
   /** Failed: fast-check's seed and path of the counterexample. */
@@ -252,6 +257,7 @@ export async function runProperty(
     rule,
     ruleText: rule === 'error' ? 'the property ran to its end' : RULES[rule],
     message: messageOf(error),
+    ...(error instanceof Violation && error.readBack ? { readBack: true } : {}),
     ...(counterexample === null ? {} : { counterexample: fc.stringify(counterexample) }),
     seed: details.seed,
     ...(details.counterexamplePath === null ? {} : { path: details.counterexamplePath }),

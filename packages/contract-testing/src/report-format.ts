@@ -3,6 +3,7 @@
 // text, JSON and JUnit XML.
 import type { Report } from './check-api-contract.js';
 import type { Coverage } from './coverage.js';
+import { causeFirst } from './failure-order.js';
 import type { PropertyResult } from './property-runner.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -106,13 +107,15 @@ function wrap(items: readonly string[]): string[] {
 }
 
 /**
- * The text report: a line per property, the failures in full, the coverage, the totals (and,
- * when asked, whether the coverage is full), then `N passed, M failed`.
+ * The text report: a line per property, the failures in full (the most direct evidence of a
+ * fault first), the coverage, the totals (and, when asked, whether the coverage is full), then
+ * `N passed, M failed`.
  */
 export function formatReport(report: Report, { lines = true }: { readonly lines?: boolean } = {}) {
   const out: string[] = [];
   if (lines) out.push(...report.results.map(formatResultLine));
-  const failures = report.results.filter((r) => r.status === 'failed');
+  const failures = causeFirst(report.results);
+  if (failures.length > 1) out.push('', 'failures, the most direct evidence of a fault first:');
   if (failures.length > 0) out.push('', ...failures.map(formatFailure), '');
   out.push(formatCoverage(report.coverage));
   if (report.minCoverage !== undefined) {

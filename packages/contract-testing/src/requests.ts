@@ -74,8 +74,8 @@ export const setValue = (draft: Draft, p: SpecParameter, value: Value | undefine
   return { ...draft, values };
 };
 
-/** A draft on the wire. */
-export async function draftToWire(engine: Engine, draft: Draft): Promise<WireRequest> {
+/** A draft as a request, its `Authorization` header's value given. */
+function draftRequest(draft: Draft, authorization: string): WireRequest {
   const { operation } = draft;
   const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const p = operation.parameters.find((q) => q.in === 'path' && q.name === name);
@@ -97,7 +97,7 @@ export async function draftToWire(engine: Engine, draft: Draft): Promise<WireReq
     const value = p.in === 'header' ? draft.values.get(p) : undefined;
     if (value !== undefined) headers[withCase(p.name, draft.nameCase)] = value.text;
   }
-  headers.Authorization = `${draft.scheme}${await engine.tokens.token(draft.grant)}`;
+  headers.Authorization = authorization;
   if (draft.contentType !== undefined) headers['Content-Type'] = draft.contentType;
   if (draft.body !== undefined || operation.requestMediaTypes !== undefined) {
     headers['Content-Length'] = String(Buffer.byteLength(draft.body ?? ''));
@@ -110,13 +110,48 @@ export async function draftToWire(engine: Engine, draft: Draft): Promise<WireReq
   };
 }
 
-/** A draft as fast-check prints it in a counterexample. */
+/** A draft on the wire. */
+export async function draftToWire(engine: Engine, draft: Draft): Promise<WireRequest> {
+  return draftRequest(draft, `${draft.scheme}${await engine.tokens.token(draft.grant)}`);
+}
+
+/** What a token grants, as far as `op` cares: its scope, and the restaurants. */
+export function grantText(op: SpecOperation, grant: Grant): string {
+  const restaurants =
+    grant.restaurants === '*'
+      ? 'every restaurant'
+      : grant.restaurants.length === 0
+        ? 'no restaurant'
+        : grant.restaurants.join(', ');
+  return `a token ${grant.scopes.includes(op.scope) ? 'with' : 'without'} ${op.scope}, for ${restaurants}`;
+}
+
+/** A header's value or a body as printed: as is when plain, else quoted with its escapes. */
+const plainOr = (text: string) =>
+  /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(text) ? text : JSON.stringify(text);
+
+/**
+ * A request as an HTTP call on one line, for a counterexample: the method, the path as sent, the
+ * headers (the token described, not shown) and the body.
+ */
+export function httpCallText(req: WireRequest): string {
+  const headers = Object.entries(req.headers)
+    .filter(([name]) => name.toLowerCase() !== 'content-length')
+    .map(([name, value]) =>
+      name.toLowerCase() === 'authorization' ? `${name}: ${value}` : `${name}: ${plainOr(value)}`,
+    );
+  const body =
+    req.body === undefined || req.body === ''
+      ? []
+      : [`body ${plainOr(req.body.length > 80 ? `${req.body.slice(0, 77)}…` : req.body)}`];
+  return [`${req.method} ${req.path}`, ...headers, ...body].join(' | ');
+}
+
+/** A draft as fast-check prints it in a counterexample: the HTTP call. */
 export function showDraft(draft: Draft): string {
-  const values = [...draft.values].map(([p, v]) => `${p.name}=${JSON.stringify(v.text)}`);
-  const extra = draft.extraQuery.map(([n, v]) => `${n}=${JSON.stringify(v)}`);
-  return `${draft.method} ${draft.operation.template} ${[...values, ...extra].join(' ')}${
-    draft.contentType === undefined ? '' : ` (${draft.contentType})`
-  }${draft.body === undefined ? '' : ` body ${JSON.stringify(draft.body.slice(0, 60))}`}`;
+  return httpCallText(
+    draftRequest(draft, `${draft.scheme}(${grantText(draft.operation, draft.grant)})`),
+  );
 }
 
 /** The context header's value as the server reads it, when the draft sends one. */
@@ -144,8 +179,8 @@ export function callOfDraft(draft: Draft): Call | undefined {
   };
 }
 
-/** A call on the wire. */
-export async function callToWire(engine: Engine, call: Call): Promise<WireRequest> {
+/** A call as a request, its `Authorization` header's value given. */
+function callRequest(engine: Engine, call: Call, authorization: string): WireRequest {
   const op = engine.operations[call.role];
   const param = pathParameterOf(op);
   let segment = encodeURIComponent(call.id);
@@ -156,7 +191,7 @@ export async function callToWire(engine: Engine, call: Call): Promise<WireReques
       ? `?${encodeURIComponent(flag.name)}=${call.includeArchived}`
       : '';
   const headers: Record<string, string> = {
-    Authorization: `Bearer ${await engine.tokens.token(call.grant)}`,
+    Authorization: authorization,
     [contextHeaderOf(op)?.name ?? '']: call.context,
   };
   let body: string | undefined;
@@ -171,4 +206,20 @@ export async function callToWire(engine: Engine, call: Call): Promise<WireReques
     headers,
     ...(body === undefined ? {} : { body }),
   };
+}
+
+/** A call on the wire. */
+export async function callToWire(engine: Engine, call: Call): Promise<WireRequest> {
+  return callRequest(engine, call, `Bearer ${await engine.tokens.token(call.grant)}`);
+}
+
+/**
+ * A call as an HTTP call on one line (see {@link httpCallText}); `authorization` describes the
+ * token when it is not the call's own.
+ */
+export function showCall(engine: Engine, call: Call, authorization?: string): string {
+  const op = engine.operations[call.role];
+  return httpCallText(
+    callRequest(engine, call, authorization ?? `Bearer (${grantText(op, call.grant)})`),
+  );
 }

@@ -57,11 +57,18 @@ export const RULE_NAMES = Object.keys(RULES) as RuleName[];
 /** A broken rule. */
 export class Violation extends Error {
   override readonly name = 'Violation';
+  /**
+   * Found when a record was read back after a refused request, not in the answer to a request
+   * of the failing case itself: less direct evidence of the fault.
+   */
+  readonly readBack: boolean;
   constructor(
     readonly rule: RuleName,
     /** What happened, without the rule. */
     readonly detail: string,
+    { readBack = false }: { readonly readBack?: boolean } = {},
   ) {
     super(`[${rule}] ${RULES[rule]}: ${detail}`);
+    this.readBack = readBack;
   }
 }

@@ -2,8 +2,9 @@
 // OpenAPI 3.1). Every component schema is registered once under `$defs`; a schema found anywhere
 // in the document is compiled with its `#/components/schemas/…` references pointed there, and
 // kept, so that each is compiled once per process.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { sentencesOf } from './schema-error-sentences.js';
 
 /** A JSON Schema node of the spec. */
 export type SchemaNode = boolean | Readonly<Record<string, unknown>>;
@@ -31,22 +32,15 @@ function retarget(node: unknown): unknown {
 
 /** The schema validators of one OpenAPI document. */
 export interface SchemaValidator {
-  /** The ways `value` breaks `schema`, as readable lines; empty when it matches. */
-  errors(schema: SchemaNode, value: unknown): string[];
+  /**
+   * The ways `value` breaks `schema`, as sentences in the domain's words (ajv's own errors after
+   * each); empty when it matches. `subject` names the value (by default, the record the schema
+   * names, in its state: `an archived employee`).
+   */
+  errors(schema: SchemaNode, value: unknown, subject?: string): string[];
   /** Whether `value` matches `schema`. */
   matches(schema: SchemaNode, value: unknown): boolean;
 }
-
-const describe = (error: ErrorObject) => {
-  const { allowedValues } = error.params as { allowedValues?: unknown[] };
-  const shown =
-    error.keyword === 'pattern' || (allowedValues !== undefined && allowedValues.length > 6)
-      ? ''
-      : JSON.stringify(error.params);
-  return `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${
-    shown === '' || shown === '{}' ? '' : ` (${shown})`
-  }`;
-};
 
 /**
  * Validators for the schemas of `components.schemas` of `document`, and of any schema that refers
@@ -61,11 +55,17 @@ export function createSchemaValidator(document: {
     strict: true,
     strictTypes: false,
     strictRequired: false,
+    // Each error with its schema node and data, for the sentences that explain it.
+    verbose: true,
     // OpenAPI's own annotation keywords, beside JSON Schema's.
     keywords: ['example', 'discriminator', 'xml', 'externalDocs'],
   });
   addFormats(ajv);
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: retarget(document.components?.schemas ?? {}) });
+  const components = retarget(document.components?.schemas ?? {}) as Record<string, unknown>;
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: components });
+  const names = new Map<unknown, string>(
+    Object.entries(components).map(([name, node]) => [node, name]),
+  );
   const compiled = new WeakMap<object, ValidateFunction>();
   const booleans = new Map<boolean, ValidateFunction>();
   const validatorOf = (schema: SchemaNode): ValidateFunction => {
@@ -84,10 +84,16 @@ export function createSchemaValidator(document: {
     }
     return validate;
   };
+  const context = {
+    components,
+    nameOf: (node: unknown) => names.get(node),
+    matches: (node: unknown, value: unknown) => validatorOf(node as SchemaNode)(value) === true,
+  };
   return {
-    errors(schema, value) {
+    errors(schema, value, subject) {
       const validate = validatorOf(schema);
-      return validate(value) ? [] : (validate.errors ?? []).map(describe);
+      if (validate(value)) return [];
+      return sentencesOf(validate.errors ?? [], schema, value, context, subject);
     },
     matches(schema, value) {
       return validatorOf(schema)(value) === true;

@@ -3,7 +3,7 @@
 // one restaurant's context naming another's records in every way; each record named is read back
 // afterwards, unchanged).
 import fc from 'fast-check';
-import { callOf, type Pick, pickArb, showPick } from './call-arbitraries.js';
+import { callOf, type Pick, pickArb, printedPickArb, showPick } from './call-arbitraries.js';
 import type { Engine } from './engine.js';
 import type { Exchange } from './http-client.js';
 import { perform, probeUnchanged } from './model-calls.js';
@@ -84,7 +84,7 @@ export function stateProperties(engine: Engine): PropertyDefinition[] {
       : { notApplicable: 'the seed has fewer than two restaurants: nothing to isolate' }),
     build: (trial) =>
       fc.asyncProperty(
-        fc.array(pickArb(3, ['context', 'context-and-other', 'all']), {
+        fc.array(printedPickArb(engine, 3, ['context', 'context-and-other', 'all']), {
           minLength: 1,
           maxLength: 8,
         }),

@@ -5,12 +5,19 @@
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
 import { jsonOf, problemOf } from './answer-checks.js';
-import { defectArb, grantArb, validDraftArb } from './draft-arbitraries.js';
+import { defectArb, grantArb, printable, validDraftArb } from './draft-arbitraries.js';
 import { type Engine, send } from './engine.js';
 import type { WireResponse } from './http-client.js';
 import { fullGrant, probeUnchanged, sendCall } from './model-calls.js';
 import type { PropertyDefinition } from './property-runner.js';
-import { callOfDraft, contextOfDraft, type Draft, draftToWire, setValue } from './requests.js';
+import {
+  callOfDraft,
+  contextOfDraft,
+  type Draft,
+  draftToWire,
+  setValue,
+  showDraft,
+} from './requests.js';
 import { isValidText, type SpecOperation } from './spec-reader.js';
 import { grantRefusal, observe, recordNamed } from './state-oracle.js';
 import { acceptsExternalIds, externalIdArb } from './value-arbitraries.js';
@@ -86,9 +93,19 @@ function invalidInput(engine: Engine, op: SpecOperation): PropertyDefinition {
     summary: `invalid input to ${op.id}, field by field (parameters, media type, body), is the documented 4xx naming the input, and changes nothing`,
     build: (trial) =>
       fc.asyncProperty(
-        validDraftArb(engine, op, fc.constant(fullGrant(engine))),
-        defectArb(engine.spec, op),
-        trial.predicate({ fresh: false }, async (valid, defect) => {
+        // Printed in a counterexample as the HTTP call the defect makes, and what it must get.
+        fc
+          .tuple(
+            validDraftArb(engine, op, fc.constant(fullGrant(engine))),
+            defectArb(engine.spec, op),
+          )
+          .map(([valid, defect]) =>
+            printable(
+              { valid, defect },
+              (c) => `${showDraft(c.defect.apply(c.valid))}, ${fc.stringify(c.defect)}`,
+            ),
+          ),
+        trial.predicate({ fresh: false }, async ({ valid, defect }) => {
           const draft = defect.apply(valid);
           const answer = await send(engine, await draftToWire(engine, draft), op);
           const call = callOfDraft(draft);
@@ -124,15 +141,23 @@ function defaultParameters(engine: Engine, op: SpecOperation): PropertyDefinitio
     runs: (runs) => Math.ceil(runs / 2),
     build: (trial) =>
       fc.asyncProperty(
-        validDraftArb(engine, op, fc.constant(fullGrant(engine))),
-        fc.constantFrom(...defaulted),
-        trial.predicate({ fresh: false }, async (valid, p) => {
-          const plain = { ...valid, method: op.method };
-          const left = await draftToWire(engine, setValue(plain, p, undefined));
-          const given = await draftToWire(
-            engine,
-            setValue(plain, p, { text: String(p.schema.default) }),
-          );
+        // Printed in a counterexample as the two HTTP calls it compares.
+        fc
+          .tuple(
+            validDraftArb(engine, op, fc.constant(fullGrant(engine))),
+            fc.constantFrom(...defaulted),
+          )
+          .map(([valid, p]) => {
+            const plain = { ...valid, method: op.method };
+            const pair = {
+              left: setValue(plain, p, undefined),
+              given: setValue(plain, p, { text: String(p.schema.default) }),
+            };
+            return printable(pair, (c) => `${showDraft(c.left)}, and ${showDraft(c.given)}`);
+          }),
+        trial.predicate({ fresh: false }, async (pair) => {
+          const left = await draftToWire(engine, pair.left);
+          const given = await draftToWire(engine, pair.given);
           const a = await send(engine, left, op);
           const b = await send(engine, given, op);
           a.documented(op);
@@ -163,12 +188,16 @@ function externalIdentifiers(engine: Engine, op: SpecOperation): PropertyDefinit
     runs: (runs) => Math.ceil(runs / 2),
     build: (trial) =>
       fc.asyncProperty(
-        validDraftArb(engine, op, fc.constant(fullGrant(engine))),
         fc
-          .oneof(externalIdArb(false), externalIdArb(true))
-          .filter((text) => isValidText(engine.spec, p, text)),
-        trial.predicate({ fresh: false }, async (valid, externalId) => {
-          await sendValid(engine, op, setValue(valid, p, { text: externalId }));
+          .tuple(
+            validDraftArb(engine, op, fc.constant(fullGrant(engine))),
+            fc
+              .oneof(externalIdArb(false), externalIdArb(true))
+              .filter((text) => isValidText(engine.spec, p, text)),
+          )
+          .map(([valid, externalId]) => setValue(valid, p, { text: externalId })),
+        trial.predicate({ fresh: false }, async (draft) => {
+          await sendValid(engine, op, draft);
         }),
       ),
   };

@@ -1,7 +1,9 @@
 /**
  * The seed file of workforce-kit: its parser, which checks a seed file and turns it into the
  * records a store is seeded with (`SeedRecords` of `@workforce-kit/core`) and the clients of the
- * reference server's development login. The format is described in `docs/contract.md`.
+ * reference server's development login. The format is its JSON Schema, `SEED_FILE_SCHEMA` (also the
+ * file `@workforce-kit/seed-file/seed.schema.json`, which a seed file names as its `$schema` for
+ * editors), described in `docs/contract.md`.
  *
  * @example
  * ```ts
@@ -25,3 +27,4 @@ export {
   type SeedInvalid,
   type SeedIssue,
 } from './parse-seed.js';
+export { type JsonSchema, SEED_FILE_SCHEMA } from './seed-schema.js';

@@ -1,14 +1,18 @@
 import {
   type DaySchedule,
-  type ExternalId,
+  type EmployeeFields,
   type Guid,
-  IDENTIFIER_PATTERNS,
   type Instant,
+  type Restaurant,
   type SeedRecords,
+  type ShiftFields,
   WEEKDAYS,
+  type Weekday,
 } from '@workforce-kit/core';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { err, ok, type Result } from 'neverthrow';
-import { z } from 'zod';
+import { SEED_FILE_SCHEMA } from './seed-schema.js';
 
 /** The OAuth scopes of the operations, which a client of the seed may be granted. */
 export const SCOPES = ['labor.employees:write', 'labor.shifts:write', 'restaurants:read'] as const;
@@ -47,86 +51,92 @@ export interface SeedInvalid {
   readonly issues: readonly SeedIssue[];
 }
 
-const guidPattern = new RegExp(IDENTIFIER_PATTERNS.guid, 'u');
-const externalIdPattern = new RegExp(IDENTIFIER_PATTERNS.externalId, 'u');
+// ajv-formats is CommonJS: Node's default import is its module.exports, the plugin, which also
+// holds itself as `default` (what the types describe).
+const addFormats = addFormatsModule.default;
 
-const guid = z
-  .string()
-  .regex(guidPattern, 'must be a platform GUID (8-4-4-4-12 hex)')
-  .transform((value) => value.toLowerCase() as Guid);
-const externalId = z
-  .string()
-  .regex(externalIdPattern, 'must be an external identifier {namingAuthority}:{value}')
-  .transform((value) => value as ExternalId);
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
-  .transform((value): Instant => new Date(value).toISOString())
-  // A UTC year outside 0000-9999 (an extreme offset) has no four-digit form.
-  .refine((value) => /^\d{4}-/.test(value), 'must fall within the years 0000 to 9999 in UTC');
-const text = z.string().min(1, 'must not be empty');
-const minutes = z.int('must be a whole number of minutes').min(0, 'must not be negative');
-const amount = z.number().min(0, 'must not be negative');
-const webUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
-const timeOfDay = z
-  .string()
-  .regex(/^(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}$/, 'must be a time HH:mm:ss.SSS');
-const callingCode = z.string().regex(/^\d{1,4}$/, 'must be 1 to 4 digits');
+const COLLECTIONS = ['restaurants', 'employees', 'shifts', 'clients'] as const;
+type Collection = (typeof COLLECTIONS)[number];
 
-const reference = (defaultEntityType: string) =>
-  z.strictObject({
-    guid,
-    entityType: text.default(defaultEntityType),
-    externalId: externalId.optional(),
-  });
+let compiled: ValidateFunction | undefined;
 
-const jobReference = reference('RestaurantJob');
+/**
+ * The validator of the seed file's schema, compiled on first use. It fills in the schema's
+ * defaults (`deleted: false`, the references' entity types, empty collections) as it goes.
+ */
+function validator(): ValidateFunction {
+  if (compiled === undefined) {
+    const ajv = new Ajv2020({ allErrors: true, useDefaults: true, verbose: true, strict: true });
+    addFormats(ajv);
+    compiled = ajv.compile(SEED_FILE_SCHEMA);
+  }
+  return compiled;
+}
 
-const employeeEntry = z.strictObject({
-  restaurantGuid: guid,
-  guid,
-  entityType: z.literal('RestaurantUser').optional(),
-  externalId: externalId.optional(),
-  createdDate: instant.optional(),
-  modifiedDate: instant.optional(),
-  deletedDate: instant.optional(),
-  firstName: z.string().optional(),
-  chosenName: z.string().optional(),
-  lastName: z.string().optional(),
-  email: z.email('must be an email address').optional(),
-  phoneNumber: z.string().optional(),
-  phoneNumberCountryCode: callingCode.optional(),
-  passcode: z.string().optional(),
-  externalEmployeeId: z.string().optional(),
-  deleted: z.boolean().default(false),
-  jobReferences: z.array(jobReference).optional(),
-  wageOverrides: z.array(z.strictObject({ jobReference, wage: amount })).optional(),
-  v2EmployeeGuid: guid.optional(),
-  swipeCard: text.optional(),
-});
+/** A key of an instance path: a property name, or an index into an array. */
+type PathKey = string | number;
 
-const shiftEntry = z.strictObject({
-  restaurantGuid: guid,
-  guid,
-  entityType: z.literal('Shift').optional(),
-  externalId: externalId.optional(),
-  createdDate: instant.optional(),
-  modifiedDate: instant.optional(),
-  deletedDate: instant.optional(),
-  deleted: z.boolean().default(false),
-  jobReference: jobReference.optional(),
-  employeeReference: reference('RestaurantUser').optional(),
-  inDate: instant.optional(),
-  outDate: instant.optional(),
-  scheduleConfig: z
-    .strictObject({
-      guid: guid.optional(),
-      minBeforeClockIn: minutes.optional(),
-      minAfterClockIn: minutes.optional(),
-      minBeforeClockOut: minutes.optional(),
-      minAfterClockOut: minutes.optional(),
-    })
-    .optional(),
-});
+/** The keys of a JSON pointer into `root`: an array's indexes as numbers. */
+function pathOf(root: unknown, pointer: string): PathKey[] {
+  const path: PathKey[] = [];
+  let value = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    const index = Array.isArray(value) ? Number(key) : Number.NaN;
+    path.push(Number.isInteger(index) ? index : key);
+    value =
+      value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : value;
+  }
+  return path;
+}
+
+const article = (word: string) => (/^[aeio]/.test(word) ? `an ${word}` : `a ${word}`);
+
+/**
+ * What an ajv error says of its field: `must be ` and the `title` of the schema that refuses the
+ * value (`must be a platform GUID (8-4-4-4-12 hex)`), or the keyword's own words.
+ */
+function messageOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return 'is missing';
+  if (error.keyword === 'additionalProperties') {
+    return `has an unknown field "${String(params.additionalProperty)}"`;
+  }
+  // Every error of a verbose validator has its schema node.
+  const { title } = error.parentSchema as { title?: unknown };
+  if (typeof title === 'string') return `must be ${title}`;
+  if (error.keyword === 'type') return `must be ${article(String(params.type))}`;
+  if (error.keyword === 'const') return `must be ${JSON.stringify(params.allowedValue)}`;
+  return String(error.message);
+}
+
+/** Where an ajv error points: the value refused, or the field missing. */
+function errorPath(json: unknown, error: ErrorObject): PathKey[] {
+  const path = pathOf(json, error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') path.push(String(params.missingProperty));
+  // An error of `propertyNames` is about a key of the object, which it names.
+  const { propertyName } = error as { propertyName?: string };
+  if (propertyName !== undefined) path.push(propertyName);
+  return path;
+}
+
+/** Whether the JSON pointer `path` is `parent` or points into it. */
+const within = (path: string, parent: string) => path === parent || path.startsWith(`${parent}/`);
+
+/**
+ * The errors to say: without those that only sum up others (a failing `if`, `propertyNames`),
+ * and with a failing `anyOf` said once, by its title, rather than by each of its branches.
+ */
+function saidErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const anyOf = errors.filter((e) => e.keyword === 'anyOf');
+  return errors.filter(
+    (error) =>
+      error.keyword !== 'if' &&
+      error.keyword !== 'propertyNames' &&
+      !anyOf.some((a) => a !== error && within(error.instancePath, a.instancePath)),
+  );
+}
 
 function isTimeZone(value: string): boolean {
   try {
@@ -149,211 +159,112 @@ function isCalendarDate(yyyymmdd: number): boolean {
   );
 }
 
-const daySchedule = z.strictObject({
-  scheduleName: z.string().optional(),
-  services: z
-    .array(
-      z.strictObject({
-        name: z.string().optional(),
-        hours: z
-          .strictObject({ startTime: timeOfDay.optional(), endTime: timeOfDay.optional() })
-          .optional(),
-        overnight: z.boolean().optional(),
-      }),
-    )
-    .optional(),
-  openTime: timeOfDay.optional(),
-  closeTime: timeOfDay.optional(),
-});
-
-const daySchedules = z.unknown().transform((entries, ctx) => {
-  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) {
-    ctx.addIssue({ code: 'custom', message: 'must be an object of day schedules' });
-    return z.NEVER;
-  }
-  const byKey: Record<string, DaySchedule> = {};
-  let identifier: string | undefined;
-  // Object.keys, not a record schema: JSON.parse makes `__proto__` an own key, which must be seen.
-  for (const key of Object.keys(entries)) {
-    const value = (entries as Record<string, unknown>)[key];
-    if (key === 'identifier') {
-      if (typeof value === 'string') identifier = value;
-      else ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string' });
-      continue;
-    }
-    if (key === '__proto__' || key.length === 0 || key.length > 64) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: 'is not a usable day schedule key (1 to 64 characters)',
-      });
-      continue;
-    }
-    const parsed = daySchedule.safeParse(value);
-    if (parsed.success) byKey[key] = parsed.data as Parsed<typeof parsed.data>;
-    else {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
-      }
-    }
-  }
-  return identifier === undefined ? { byKey } : { identifier, byKey };
-});
-
-const schedules = z
-  .strictObject({
-    daySchedules: daySchedules.optional(),
-    weekSchedule: z
-      .strictObject(Object.fromEntries(WEEKDAYS.map((day) => [day, text.optional()])))
-      .optional(),
-  })
-  .superRefine((value, ctx) => {
-    for (const [day, key] of Object.entries(value.weekSchedule ?? {})) {
-      if (key !== undefined && !Object.hasOwn(value.daySchedules?.byKey ?? {}, key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['weekSchedule', day],
-          message: `names "${key}", which is not a key of daySchedules`,
-        });
-      }
-    }
-  });
-
-const restaurantEntry = z.strictObject({
-  guid,
-  general: z.strictObject({
-    name: text,
-    locationName: z.string().optional(),
-    locationCode: z.string().optional(),
-    description: z.string().optional(),
-    timeZone: z.string().refine(isTimeZone, 'must be an IANA time zone name').optional(),
-    closeoutHour: z.int().min(0).max(23, 'must be an hour 0 to 23').optional(),
-    managementGroupGuid: guid.optional(),
-    currencyCode: z
-      .string()
-      .refine((code) => /^[A-Z]{3}$/.test(code) && currencies.has(code), 'must be an ISO 4217 code')
-      .optional(),
-    firstBusinessDate: z.int().refine(isCalendarDate, 'must be a date yyyyMMdd').optional(),
-    archived: z.boolean().default(false),
-  }),
-  urls: z
-    .strictObject({
-      website: webUrl.optional(),
-      facebook: webUrl.optional(),
-      twitter: webUrl.optional(),
-      orderOnline: webUrl.optional(),
-      purchaseGiftCard: webUrl.optional(),
-      checkGiftCard: webUrl.optional(),
-    })
-    .optional(),
-  location: z
-    .strictObject({
-      address1: z.string().optional(),
-      address2: z.string().optional(),
-      city: z.string().optional(),
-      stateCode: z.string().optional(),
-      administrativeArea: z.string().optional(),
-      zipCode: z.string().optional(),
-      country: z
-        .string()
-        .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
-        .optional(),
-      phone: z.string().optional(),
-      phoneCountryCode: callingCode.optional(),
-      latitude: z.number().min(-90).max(90).optional(),
-      longitude: z.number().min(-180).max(180).optional(),
-    })
-    .optional(),
-  schedules: schedules.optional(),
-  delivery: z
-    .strictObject({
-      enabled: z.boolean().optional(),
-      minimum: amount.optional(),
-      area: z.string().optional(),
-    })
-    .optional(),
-  onlineOrdering: z
-    .strictObject({
-      enabled: z.boolean().optional(),
-      scheduling: z.boolean().optional(),
-      specialRequests: z.boolean().optional(),
-      specialRequestsMessage: z.string().optional(),
-      paymentOptions: z
-        .strictObject({
-          delivery: z
-            .strictObject({
-              cash: z.boolean().optional(),
-              ccSameDay: z.boolean().optional(),
-              ccFuture: z.boolean().optional(),
-            })
-            .optional(),
-          takeout: z
-            .strictObject({
-              cash: z.boolean().optional(),
-              ccSameDay: z.boolean().optional(),
-              ccFuture: z.boolean().optional(),
-              ccInStore: z.boolean().optional(),
-            })
-            .optional(),
-          ccTip: z.boolean().optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  prepTimes: z
-    .strictObject({
-      deliveryPrepTime: amount.optional(),
-      deliveryTimeAfterOpen: amount.optional(),
-      deliveryTimeBeforeClose: amount.optional(),
-      takeoutPrepTime: amount.optional(),
-      takeoutTimeAfterOpen: amount.optional(),
-      takeoutTimeBeforeClose: amount.optional(),
-      takeoutThrottlingTime: amount.optional(),
-      deliveryThrottlingTime: amount.optional(),
-    })
-    .optional(),
-});
-
-const clientEntry = z.strictObject({
-  clientId: text,
-  clientSecret: text,
-  scopes: z
-    .array(z.enum(SCOPES, `must be one of ${SCOPES.join(', ')}`))
-    .min(1, 'must name a scope'),
-  restaurants: z.array(z.union([z.literal('*'), guid], 'must be a restaurant GUID or "*"')),
-});
-
-const ENTRY_SCHEMAS = {
-  restaurants: restaurantEntry,
-  employees: employeeEntry,
-  shifts: shiftEntry,
-  clients: clientEntry,
-} as const;
-type Collection = keyof typeof ENTRY_SCHEMAS;
-const COLLECTIONS = Object.keys(ENTRY_SCHEMAS) as Collection[];
-
-/** The file's outline: each collection an array (of entries checked one by one afterwards). */
-const seedOutline = z.strictObject(
-  Object.fromEntries(COLLECTIONS.map((name) => [name, z.array(z.unknown()).default([])])) as {
-    [name in Collection]: z.ZodDefault<z.ZodArray<z.ZodUnknown>>;
-  },
-);
+/** An instant in UTC with milliseconds, or undefined when it does not parse. */
+function utc(value: string): Instant | undefined {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
 
 /**
- * zod types an optional key as `key?: T | undefined`. Parsed JSON never holds `undefined` (an
- * absent key stays absent), so the parsed values have the exact optional types of the records.
+ * What the parser checks beyond the schema, by the `$defs` entry of the values it checks: the
+ * problem, or undefined.
  */
-type Parsed<T> = T extends string | number | boolean
-  ? T
-  : T extends readonly (infer U)[]
-    ? readonly Parsed<U>[]
-    : T extends object
-      ? { [K in keyof T]: Parsed<Exclude<T[K], undefined>> }
-      : T;
-
-type SeedFile = {
-  readonly [name in Collection]: readonly Parsed<z.output<(typeof ENTRY_SCHEMAS)[name]>>[];
+const BEYOND_SCHEMA: Readonly<Record<string, (value: unknown) => string | undefined>> = {
+  timeZone: (value) =>
+    typeof value === 'string' && !isTimeZone(value) ? 'must be an IANA time zone name' : undefined,
+  currencyCode: (value) =>
+    typeof value === 'string' && !currencies.has(value) ? 'must be an ISO 4217 code' : undefined,
+  businessDate: (value) =>
+    typeof value === 'number' && !isCalendarDate(value) ? 'must be a date yyyyMMdd' : undefined,
+  // A UTC year outside 0000-9999 (an extreme offset) has no four-digit form.
+  instant: (value) => {
+    const inUtc = typeof value === 'string' ? utc(value) : undefined;
+    return inUtc !== undefined && !/^\d{4}-/.test(inUtc)
+      ? 'must fall within the years 0000 to 9999 in UTC'
+      : undefined;
+  },
 };
+
+/** How a record's value differs from the file's, by `$defs` entry: GUIDs lower, instants in UTC. */
+const NORMALIZED: Readonly<Record<string, (value: string) => string>> = {
+  guid: (value) => value.toLowerCase(),
+  instant: (value) => utc(value) ?? value,
+};
+
+const DEFS = '#/$defs/';
+const defs = SEED_FILE_SCHEMA.$defs as Readonly<Record<string, unknown>>;
+type SchemaNode = Readonly<Record<string, unknown>>;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Walks `value` along the schema `node`: runs the checks beyond the schema on every value of a
+ * `$defs` entry that has them (each problem to `problems`, at its path), and returns the value as
+ * the records hold it ({@link NORMALIZED}). Objects and arrays are changed in place.
+ */
+function walk(
+  node: unknown,
+  value: unknown,
+  path: PathKey[],
+  problems: (path: PathKey[], message: string) => void,
+): unknown {
+  if (!isObject(node)) return value;
+  let result = value;
+  const ref = typeof node.$ref === 'string' ? node.$ref : undefined;
+  if (ref?.startsWith(DEFS)) {
+    const name = ref.slice(DEFS.length);
+    const problem = BEYOND_SCHEMA[name]?.(value);
+    if (problem !== undefined) problems(path, problem);
+    const normalize = NORMALIZED[name];
+    if (normalize !== undefined && typeof value === 'string') result = normalize(value);
+    result = walk(defs[name], result, path, problems);
+  }
+  if (Array.isArray(node.anyOf)) {
+    const constant = node.anyOf.some((branch) => isObject(branch) && branch.const === value);
+    if (!constant) {
+      for (const branch of node.anyOf) result = walk(branch, result, path, problems);
+    }
+  }
+  if (Array.isArray(result) && node.items !== undefined) {
+    for (const [i, item] of result.entries()) {
+      result[i] = walk(node.items, item, [...path, i], problems);
+    }
+  }
+  if (isObject(result)) {
+    const properties = isObject(node.properties) ? node.properties : {};
+    for (const key of Object.keys(result)) {
+      const child = Object.hasOwn(properties, key) ? properties[key] : node.additionalProperties;
+      const next = walk(child, result[key], [...path, key], problems);
+      if (next !== result[key]) result[key] = next;
+    }
+  }
+  return result;
+}
+
+/** A seed file's entries as the schema has checked and the walk has normalized them. */
+interface EntryDates {
+  readonly deleted: boolean;
+  readonly createdDate?: Instant;
+  readonly modifiedDate?: Instant;
+  readonly deletedDate?: Instant;
+  /** The record's own type, which the file may state. */
+  readonly entityType?: string;
+}
+type EmployeeEntry = Omit<EmployeeFields, 'version' | 'createdDate' | 'modifiedDate'> & EntryDates;
+type ShiftEntry = Omit<ShiftFields, 'version' | 'createdDate' | 'modifiedDate'> & EntryDates;
+/** A restaurant as the file has it: day schedules keyed by name, beside an `identifier`. */
+type RestaurantEntry = Omit<Restaurant, 'schedules'> & {
+  readonly schedules?: {
+    readonly daySchedules?: Readonly<Record<string, DaySchedule | string>>;
+    readonly weekSchedule?: Readonly<Partial<Record<Weekday, string>>>;
+  };
+};
+interface SeedFile {
+  readonly restaurants: readonly RestaurantEntry[];
+  readonly employees: readonly EmployeeEntry[];
+  readonly shifts: readonly ShiftEntry[];
+  readonly clients: readonly SeedClient[];
+}
 
 /** An entry that passed its own checks, with its place in the file (for naming it). */
 interface Located<T> {
@@ -425,9 +336,6 @@ function crossEntryIssues(
         }
         externalIds.add(key);
       }
-      if (!entry.deleted && entry.deletedDate !== undefined) {
-        at(collection, index, 'deletedDate', 'must be absent when deleted is false');
-      }
     }
   }
 
@@ -465,19 +373,41 @@ function stamped<T extends Dated>(entry: T, loadedAt: Instant) {
     : { ...dated, deleted };
 }
 
+/** A restaurant as the records hold it: its day schedules by key, the `identifier` apart. */
+function restaurantRecord({ schedules, ...rest }: RestaurantEntry): Restaurant {
+  if (schedules === undefined) return rest;
+  const { daySchedules, ...other } = schedules;
+  if (daySchedules === undefined) return { ...rest, schedules: other };
+  const { identifier, ...byKey } = daySchedules;
+  return {
+    ...rest,
+    schedules: {
+      ...other,
+      daySchedules: {
+        ...(typeof identifier === 'string' ? { identifier } : {}),
+        // Every entry but `identifier` is a day schedule (the schema says so).
+        byKey: byKey as Record<string, DaySchedule>,
+      },
+    },
+  };
+}
+
 function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
   return {
-    restaurants: seed.restaurants,
+    restaurants: seed.restaurants.map(restaurantRecord),
     employees: seed.employees.map(({ entityType: _type, ...entry }) => stamped(entry, loadedAt)),
     shifts: seed.shifts.map(({ entityType: _type, ...entry }) => stamped(entry, loadedAt)),
     clients: seed.clients,
   };
 }
 
+const guidPattern = new RegExp(String((defs.guid as SchemaNode).pattern), 'u');
+
 /**
- * Parses and validates a seed (the JSON of a seed file) into domain records. GUIDs come out in
- * lower case, dates in UTC with milliseconds; missing dates default to `loadedAt`; every record
- * starts at version 1. An employee or shift with `deleted: true` gets a `deletedDate`.
+ * Parses and validates a seed (the JSON of a seed file) into domain records, against the seed
+ * file's schema ({@link SEED_FILE_SCHEMA}) and the rules beyond it. GUIDs come out in lower case,
+ * dates in UTC with milliseconds; missing dates default to `loadedAt`; every record starts at
+ * version 1. An employee or shift with `deleted: true` gets a `deletedDate`.
  *
  * @param json - the parsed JSON of the seed file
  * @param loadedAt - the load time, for missing dates
@@ -489,39 +419,70 @@ function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
  * ```
  */
 export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInvalid> {
-  const outline = seedOutline.safeParse(json);
-  if (!outline.success) {
-    return err({
-      type: 'SeedInvalid',
-      issues: outline.error.issues.map((issue) => issueAt(json, issue.path, issue.message)),
-    });
-  }
   const issues: SeedIssue[] = [];
-  const located = {} as Record<Collection, Located<unknown>[]>;
-  for (const collection of COLLECTIONS) {
-    located[collection] = [];
-    outline.data[collection].forEach((raw, index) => {
-      const parsed = ENTRY_SCHEMAS[collection].safeParse(raw);
-      if (parsed.success) located[collection].push({ index, entry: parsed.data });
-      else {
-        for (const issue of parsed.error.issues) {
-          issues.push(issueAt(json, [collection, index, ...issue.path], issue.message));
-        }
-      }
-    });
+  const said = new Set<string>();
+  /** The entries with a problem of their own, as `employees/3`. */
+  const bad = new Set<string>();
+  // One issue per field: the first said (the schema's, before the checks beyond it).
+  const add = (path: PathKey[], message: string) => {
+    const issue = issueAt(json, path, message);
+    const key = `${issue.entry} ${issue.field}`;
+    if (said.has(key)) return;
+    said.add(key);
+    issues.push(issue);
+    if (typeof path[0] === 'string' && typeof path[1] === 'number')
+      bad.add(`${path[0]}/${path[1]}`);
+  };
+  let file: unknown;
+  try {
+    // A copy, for the defaults the validator fills in and the walk's normalizing.
+    file = JSON.parse(JSON.stringify(json) ?? 'null');
+  } catch (error) {
+    add([], `is not JSON: ${(error as Error).message}`);
+    return err({ type: 'SeedInvalid', issues });
   }
+  const validate = validator();
+  if (!validate(file)) {
+    for (const error of saidErrors(validate.errors ?? [])) {
+      add(errorPath(json, error), messageOf(error));
+    }
+  }
+  if (!isObject(file)) return err({ type: 'SeedInvalid', issues });
+  walk(SEED_FILE_SCHEMA, file, [], add);
+  const collection = (name: Collection): unknown[] =>
+    Array.isArray(file[name]) ? (file[name] as unknown[]) : [];
+  collection('restaurants').forEach((restaurant, index) => {
+    if (!isObject(restaurant) || !isObject(restaurant.schedules)) return;
+    const { daySchedules = {}, weekSchedule } = restaurant.schedules;
+    if (!isObject(daySchedules) || !isObject(weekSchedule)) return;
+    for (const day of WEEKDAYS) {
+      const key = weekSchedule[day];
+      if (typeof key === 'string' && (!Object.hasOwn(daySchedules, key) || key === 'identifier')) {
+        add(
+          ['restaurants', index, 'schedules', 'weekSchedule', day],
+          `names "${key}", which is not a key of daySchedules`,
+        );
+      }
+    }
+  });
+  const located = Object.fromEntries(
+    COLLECTIONS.map((name) => [
+      name,
+      collection(name).flatMap((entry, index) =>
+        bad.has(`${name}/${index}`) ? [] : [{ index, entry }],
+      ),
+    ]),
+  ) as unknown as LocatedFile;
+  // A restaurant counts as existing when its GUID is well-formed, whatever else is wrong with it.
   const restaurantGuids = new Set(
-    outline.data.restaurants.flatMap((raw) => {
-      const guidOf = guid.safeParse((raw as { guid?: unknown } | null)?.guid);
-      return guidOf.success ? [guidOf.data] : [];
+    collection('restaurants').flatMap((raw) => {
+      const guid = isObject(raw) ? raw.guid : undefined;
+      return typeof guid === 'string' && guidPattern.test(guid) ? [guid.toLowerCase()] : [];
     }),
   );
-  // The one assumption of this module: parsed JSON has no `undefined` values (see Parsed).
-  const file = located as unknown as LocatedFile;
-  issues.push(...crossEntryIssues(json, file, restaurantGuids));
+  issues.push(...crossEntryIssues(json, located, restaurantGuids));
   if (issues.length > 0) return err({ type: 'SeedInvalid', issues });
-  const entries = <C extends Collection>(collection: C) =>
-    file[collection].map(({ entry }) => entry);
+  const entries = <C extends Collection>(name: C) => located[name].map(({ entry }) => entry);
   return ok(
     toRecords(
       {

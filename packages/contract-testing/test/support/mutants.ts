@@ -7,6 +7,7 @@ import {
   type ConditionalWrite,
   type Guid,
   type IdentityChangeRefused,
+  parseGuid,
   parseRecordId,
   type RecordIdentifier,
   type StorageError,
@@ -118,6 +119,68 @@ function editJson(answer: Answer, change: (body: Record<string, unknown>) => voi
 
 const isEmployeePath = (path: string) => /^\/labor\/v1\/employees\/[^/]+(\/unarchive)?$/.test(path);
 const isShiftPath = (path: string) => /^\/labor\/v1\/shifts\/[^/]+$/.test(path);
+
+/**
+ * Hooks that archive the employee a DELETE names in its context restaurant, before the router
+ * checks anything: a refused request changes the record.
+ */
+function archivesBeforeAuth(): BreakHooks {
+  let captured: ApiStore | undefined;
+  const archiveFirst: RequestHandler = async (req, _res, next) => {
+    const guid = /^\/labor\/v1\/employees\/([0-9a-f-]{36})$/i.exec(req.path)?.[1];
+    const context = String(req.headers['platform-restaurant-external-id'] ?? '').trim();
+    const store = captured;
+    if (req.method === 'DELETE' && guid !== undefined && store !== undefined) {
+      const restaurant = parseGuid(context, 'restaurant');
+      const id = parseRecordId(guid, 'employeeId');
+      if (restaurant.isOk() && id.isOk()) {
+        const found = await toResultAsync(store.employees.find(restaurant.value, id.value));
+        if (found.isOk() && found.value !== null && !found.value.deleted) {
+          const now = new Date().toISOString();
+          await toResultAsync(
+            store.employees.write({
+              record: { ...found.value, deleted: true, deletedDate: now, modifiedDate: now },
+              expectedVersion: found.value.version,
+              events: [],
+            }),
+          );
+        }
+      }
+    }
+    next();
+  };
+  return {
+    before: [archiveFirst],
+    store: (store) => {
+      captured = store;
+      return store;
+    },
+  };
+}
+
+/**
+ * Hooks of a store whose employee writes leave `field` out of the records `when` picks (by their
+ * `deleted`): a column the write forgets. Archived without a deletedDate is a record the core's
+ * types refuse, which is the bug.
+ */
+function writesEmployeesWithout(
+  field: 'deletedDate' | 'wageOverrides',
+  when: (deleted: boolean) => boolean,
+): BreakHooks {
+  return {
+    store: (store) => ({
+      ...store,
+      employees: {
+        ...store.employees,
+        write: (change) => {
+          if (!when(change.record.deleted)) return store.employees.write(change);
+          const { [field]: _dropped, ...record } = change.record;
+          return store.employees.write({ ...change, record: record as typeof change.record });
+        },
+      },
+    }),
+  };
+}
 
 export interface Mutant {
   readonly name: string;
@@ -423,21 +486,37 @@ export const MUTANTS: readonly Mutant[] = [
     },
   },
   {
-    name: 'unarchive-drops-wage-overrides',
-    bug: 'unarchive drops the wage overrides the employee had when archived',
+    name: 'archive-without-deleted-date',
+    bug: 'the store keeps an archived employee without its deletedDate (its write leaves the column out)',
+    hooks: writesEmployeesWithout('deletedDate', (deleted) => deleted),
+  },
+  {
+    name: 'reads-archives-without-deleted-date',
+    bug: "the store's lookup of an employee leaves out deletedDate (a SELECT that misses the column)",
     hooks: {
       store: (store) => ({
         ...store,
         employees: {
           ...store.employees,
-          write: (change) => {
-            if (change.record.deleted) return store.employees.write(change);
-            const { wageOverrides: _dropped, ...record } = change.record;
-            return store.employees.write({ ...change, record });
-          },
+          find: (restaurant, id) =>
+            toResultAsync(store.employees.find(restaurant, id)).map((employee) => {
+              if (employee === null || !employee.deleted) return employee;
+              const { deletedDate: _dropped, ...rest } = employee;
+              return rest as typeof employee;
+            }),
         },
       }),
     },
+  },
+  {
+    name: 'archives-before-the-token-is-checked',
+    bug: 'an archive is stored before the token is checked: a refused DELETE (401, 403) still archives the employee',
+    hooks: archivesBeforeAuth(),
+  },
+  {
+    name: 'unarchive-drops-wage-overrides',
+    bug: 'unarchive drops the wage overrides the employee had when archived',
+    hooks: writesEmployeesWithout('wageOverrides', (deleted) => !deleted),
   },
   {
     name: 'omits-entity-type',

@@ -1524,6 +1524,7 @@ export const openapiDocument: OpenApiDocument = {
           }
         },
         "then": {
+          "title": "archived",
           "properties": {
             "deleted": {
               "const": true
@@ -1531,6 +1532,7 @@ export const openapiDocument: OpenApiDocument = {
           }
         },
         "else": {
+          "title": "active",
           "properties": {
             "deleted": {
               "const": false
@@ -1633,6 +1635,7 @@ export const openapiDocument: OpenApiDocument = {
           }
         },
         "then": {
+          "title": "deleted",
           "properties": {
             "deleted": {
               "const": true
@@ -1640,6 +1643,7 @@ export const openapiDocument: OpenApiDocument = {
           }
         },
         "else": {
+          "title": "active",
           "properties": {
             "deleted": {
               "const": false
