@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FRAMEWORK_SETTINGS } from '../../packages/server/test/support/frameworks.js';
+import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
 import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
@@ -56,7 +56,7 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe.each(FRAMEWORK_SETTINGS)('GET /metrics of the reference server on $name', ({ env }) => {
+describe.each(HTTP_FRAMEWORKS)('GET /metrics of the reference server on %s', (framework) => {
   let server: ServerProcess;
   let receiver: Receiver;
   let token: string;
@@ -64,7 +64,7 @@ describe.each(FRAMEWORK_SETTINGS)('GET /metrics of the reference server on $name
   beforeAll(async () => {
     receiver = await startReceiver();
     server = await startReferenceServer({
-      ...env,
+      HTTP_FRAMEWORK: framework,
       RATE_LIMIT_PER_SECOND: '3',
       WEBHOOK_URLS: `${receiver.url}/hooks`,
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
@@ -173,10 +173,10 @@ describe.each(FRAMEWORK_SETTINGS)('GET /metrics of the reference server on $name
   });
 });
 
-describe.each(FRAMEWORK_SETTINGS)('the reference server on $name', ({ env }) => {
+describe.each(HTTP_FRAMEWORKS)('the reference server on %s', (framework) => {
   it('serves no /metrics with METRICS=false', async () => {
     const server = await startReferenceServer({
-      ...env,
+      HTTP_FRAMEWORK: framework,
       STORE: 'memory',
       METRICS: 'false',
     });
@@ -192,7 +192,7 @@ describe.each(FRAMEWORK_SETTINGS)('the reference server on $name', ({ env }) => 
   it('exports the spans of a request over OTLP/HTTP (flushed on shutdown); its log lines carry the traceId', async () => {
     const collector = await startReceiver();
     const server = await startReferenceServer({
-      ...env,
+      HTTP_FRAMEWORK: framework,
       STORE: 'memory',
       LOG_LEVEL: 'info',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
