@@ -1,9 +1,10 @@
 // `pnpm bench`: the peer bench of issue 20. GET of a restaurant, and an archive/unarchive cycle,
 // each with an HS256 JWT, against every row of http-rows.ts: the hand-written peers (bare
 // Express, node:http and Fastify; Fastify by hand with its schemas and jose; openapi-backend;
-// express-openapi-validator; bare Hono and bare Bun.serve) and workforce-kit's reference server as
-// users run it (its bin, its defaults, memory store) on Express (with and without metrics),
-// Fastify, node:http and Hono (the fetch adapter), the fetch adapter on Bun.serve, and on
+// express-openapi-validator; bare Hono, bare Bun.serve and bare NestJS) and workforce-kit's
+// reference server as users run it (its bin, its defaults, memory store) on Express (with and
+// without metrics), Fastify, node:http, Hono (the fetch adapter) and NestJS (the NestJS module on
+// Nest's Express platform), the fetch adapter on Bun.serve, and on
 // PGlite (and a PostgreSQL server, BENCH_STORES). Method: the server under test on core 0
 // (taskset), this process (autocannon, BENCH_CONNECTIONS connections) on core 1; every server
 // measured twice, the second pass in the reverse order of the first (a drift of the machine's

@@ -112,25 +112,28 @@ export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]
       met: byCpu >= ratio,
     });
   };
-  /** The Express adapter's CPU beyond its floor against the node:http adapter's beyond its. */
-  const beyondFloor = (most: number) => {
-    const [express, expressFloor, node, nodeFloor] = [
-      row('wk-express'),
-      row('express-floor'),
-      row('wk-node'),
-      row('node-floor'),
-    ];
-    if (!express || !expressFloor || !node || !nodeFloor) return;
-    const expressBeyond = express.cpuUs - expressFloor.cpuUs;
-    const nodeBeyond = node.cpuUs - nodeFloor.cpuUs;
-    // With the node:http adapter at or below its floor (its defaults cheaper than the floor's),
-    // a multiple of what it costs beyond it means nothing: the figures are printed, not judged.
-    const judged = nodeBeyond > 0;
+  /**
+   * A row's CPU beyond its base row's against another row's beyond its base's, at most `most`
+   * times: the Express adapter's beyond its floor against the node:http adapter's beyond its; the
+   * NestJS module's beyond bare NestJS against the Express adapter's beyond bare Express.
+   */
+  const beyond = (
+    [id, base, label, baseLabel]: readonly [RowId, RowId, string, string],
+    [otherId, otherBase, otherLabel, otherBaseLabel]: readonly [RowId, RowId, string, string],
+    most: number,
+  ) => {
+    const [measured, measuredBase, other, otherBaseRow] = [id, base, otherId, otherBase].map(row);
+    if (!measured || !measuredBase || !other || !otherBaseRow) return;
+    const measuredBeyond = measured.cpuUs - measuredBase.cpuUs;
+    const otherBeyond = other.cpuUs - otherBaseRow.cpuUs;
+    // With the other row at or below its base (its work cheaper than the base's), a multiple of
+    // what it costs beyond it means nothing: the figures are printed, not judged.
+    const judged = otherBeyond > 0;
     results.push({
       scenario,
-      target: `Express adapter: CPU beyond express-floor at most ${most}× the node:http adapter's beyond node-floor`,
-      measured: `${expressBeyond.toFixed(0)} vs ${nodeBeyond.toFixed(0)} µs a request${judged ? '' : ' (the node:http adapter costs no more than its floor: no ratio)'}`,
-      met: judged ? expressBeyond <= most * nodeBeyond : undefined,
+      target: `${label}: CPU beyond ${baseLabel} at most ${most}× the ${otherLabel}'s beyond ${otherBaseLabel}`,
+      measured: `${measuredBeyond.toFixed(0)} vs ${otherBeyond.toFixed(0)} µs a request${judged ? '' : ` (the ${otherLabel} costs no more than ${otherBaseLabel}: no ratio)`}`,
+      met: judged ? measuredBeyond <= most * otherBeyond : undefined,
     });
   };
   const p99 = (id: RowId, label: string, bare: RowId, bareLabel: string) => {
@@ -148,11 +151,21 @@ export function checkTargets(scenario: 'GET' | 'cycle', rows: readonly Summary[]
     atLeast('wk-node', 'node:http adapter', 3.0, 'bare', 'bare Express', 'node-plain');
     atLeast('wk-fastify', 'Fastify adapter', 1.3, 'fastify-reference', byHand);
     atLeast('wk-express', 'Express adapter', 0.8, 'bare', 'bare Express');
-    beyondFloor(1.25);
+    beyond(
+      ['wk-express', 'express-floor', 'Express adapter', 'express-floor'],
+      ['wk-node', 'node-floor', 'node:http adapter', 'node-floor'],
+      1.25,
+    );
   } else {
     atLeast('wk-node', 'node:http adapter', 2.0, 'bare', 'bare Express', 'node-plain');
     atLeast('wk-fastify', 'Fastify adapter', 1.0, 'fastify-reference', byHand);
   }
+  // In each scenario: what the module adds to Nest against what the adapter adds to Express.
+  beyond(
+    ['wk-nestjs', 'nest-bare', 'NestJS module', 'bare NestJS'],
+    ['wk-express', 'bare', 'Express adapter', 'bare Express'],
+    1.25,
+  );
   p99('wk-express', 'Express adapter', 'bare', 'bare Express');
   p99('wk-fastify', 'Fastify adapter', 'fastify-bare', 'bare Fastify');
   p99('wk-node', 'node:http adapter', 'node-bare', 'bare node:http');
@@ -169,8 +182,9 @@ export interface HostRatio {
 
 /**
  * The adapters beside their hosts' bare rows, where both were measured: the fetch adapter on Hono
- * beside bare Hono, on Bun.serve beside bare Bun.serve (and the node:http adapter beside bare
- * node:http, for comparison): ratios of rates and of server CPU per request.
+ * beside bare Hono, on Bun.serve beside bare Bun.serve, the NestJS module beside bare NestJS (and
+ * the node:http adapter beside bare node:http, for comparison): ratios of rates and of server CPU
+ * per request.
  */
 export function hostRatios(scenario: string, rows: readonly Summary[]): HostRatio[] {
   const row = (id: RowId) => rows.find((summary) => summary.row === id);
@@ -178,6 +192,7 @@ export function hostRatios(scenario: string, rows: readonly Summary[]): HostRati
     ['wk-hono', 'hono-bare', 'the fetch adapter on Hono × bare Hono'],
     ['wk-bun', 'bun-bare', 'the fetch adapter on Bun.serve × bare Bun.serve'],
     ['wk-node', 'node-bare', 'the node:http adapter × bare node:http'],
+    ['wk-nestjs', 'nest-bare', 'the NestJS module × bare NestJS'],
   ];
   return pairs.flatMap(([id, hostId, label]) => {
     const [measured, host] = [row(id), row(hostId)];

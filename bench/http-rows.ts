@@ -5,7 +5,9 @@
 // load is not refused. Each start gets its own log, PGlite directory or PostgreSQL database. The
 // fetch adapter has two rows: on Hono (@hono/node-server: the reference server's
 // HTTP_FRAMEWORK=hono) beside bare Hono, and on Bun.serve (bun/bun-server.ts, run by Bun, with the
-// reference server's API options) beside bare Bun.serve.
+// reference server's API options) beside bare Bun.serve. The NestJS module (the reference server's
+// HTTP_FRAMEWORK=nestjs, on Nest's Express platform) is beside bare NestJS, a controller on the
+// same platform.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,7 @@ export type RowId =
   | 'fastify-bare'
   | 'fastify-reference'
   | 'hono-bare'
+  | 'nest-bare'
   | 'bun-bare'
   | 'openapi-backend'
   | 'express-openapi-validator'
@@ -31,6 +34,7 @@ export type RowId =
   | 'wk-fastify'
   | 'wk-node'
   | 'wk-hono'
+  | 'wk-nestjs'
   | 'wk-bun'
   | 'wk-pglite'
   | 'wk-postgres';
@@ -95,6 +99,16 @@ export function rows(stores: readonly string[]): Row[] {
       peer: 'express-floor',
     },
     { id: 'wk-express', label: 'workforce-kit on Express', settings: memory('express') },
+    {
+      id: 'nest-bare',
+      label: "NestJS bare (a controller, Nest's Express platform)",
+      peer: 'nest-bare',
+    },
+    {
+      id: 'wk-nestjs',
+      label: "workforce-kit's NestJS module (Nest's Express platform)",
+      settings: memory('nestjs'),
+    },
     {
       id: 'wk-express-no-metrics',
       label: 'workforce-kit on Express, METRICS=false',

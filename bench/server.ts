@@ -6,6 +6,7 @@ import type { Listening } from './peers/common.js';
 import { expressOpenapiValidator } from './peers/express-openapi-validator.js';
 import { fastifyReference } from './peers/fastify-reference.js';
 import { expressFloor, nodeFloor } from './peers/floor.js';
+import { nestBare } from './peers/nest-bare.js';
 import { openapiBackend } from './peers/openapi-backend.js';
 import { nodePlain } from './peers/plain.js';
 
@@ -18,6 +19,7 @@ const PEERS: Record<string, () => Promise<Listening>> = {
   'express-floor': expressFloor,
   'fastify-bare': fastifyBare,
   'hono-bare': honoBare,
+  'nest-bare': nestBare,
   'fastify-reference': fastifyReference,
   'openapi-backend': openapiBackend,
   'express-openapi-validator': expressOpenapiValidator,

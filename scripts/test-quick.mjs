@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * The packages' test projects (vitest's names). Left out whole: `postgres`, whose global setup
- * starts a PostgreSQL server, and the Express, Fastify and node:http adapters, whose tests answer
- * real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out), but
+ * starts a PostgreSQL server, and the Express, Fastify and node:http adapters and the NestJS
+ * module, whose tests answer real HTTP requests. The fetch adapter's are in process (a `Request` in, a `Response` out), but
  * one file.
  */
 const PROJECTS = [

@@ -1,4 +1,5 @@
-// End to end, on each web framework the server offers (HTTP_FRAMEWORK=express|fastify|node|hono): the
+// End to end, on each web framework the server offers (HTTP_FRAMEWORK=express|fastify|node|hono|
+// nestjs, and NestJS on each of its platforms, NEST_PLATFORM=express|fastify): the
 // reference server as a real process, a token from its development login, and every operation
 // driven through the generated SDK of @workforce-kit/types; then the API reference page in
 // headless Chromium.
@@ -12,7 +13,7 @@ import {
 } from '@workforce-kit/types';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
+import { FRAMEWORK_SETTINGS } from '../../packages/server/test/support/frameworks.js';
 import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
@@ -24,13 +25,17 @@ const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-describe.each(HTTP_FRAMEWORKS)('the reference server on %s', (framework) => {
+describe.each(FRAMEWORK_SETTINGS)('the reference server on $name', ({ framework, env }) => {
   let server: ServerProcess;
   let client: Client;
 
   beforeAll(async () => {
-    server = await startReferenceServer({ HTTP_FRAMEWORK: framework });
+    server = await startReferenceServer({ ...env });
     expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
+    if (framework === 'nestjs') {
+      const platform = env.NEST_PLATFORM ?? 'express';
+      expect(server.output()).toContain(`on its ${platform} platform (NEST_PLATFORM)`);
+    }
     const token = await devLogin(server.url, {
       clientId: 'harbor-street-integration',
       clientSecret: 'demo-secret-harbor-street-7d3f9a',

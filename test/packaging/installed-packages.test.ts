@@ -4,7 +4,8 @@
 // turns `workspace:*` into the version), install all the tarballs with npm, in one install, into
 // a project in the system's temp folder, and use them from there: lint each with publint as
 // installed, type-check code against the installed declarations, run each package page's example,
-// run an app embedding the router over the memory store and over PGlite, run the server's
+// run an app embedding the router over the memory store and over PGlite (and the other adapters,
+// the NestJS module on both of Nest's platforms among them), run the server's
 // `workforce-kit` command, and run the contract kit's `workforce-kit-contract` command against it.
 //
 // npm installs with --install-strategy=shallow: the project's own dependencies at the top of its
@@ -165,7 +166,10 @@ let userCode: Finished;
 /** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
 let declarations: Finished;
 
-/** Strict settings a user might well have; the test adds to them. */
+/**
+ * Strict settings a user might well have, and the decorators of a Nest app's (as Nest's CLI sets
+ * them up); the test adds to them.
+ */
 const compilerOptions = {
   target: 'ES2023',
   lib: ['ES2023'],
@@ -175,6 +179,8 @@ const compilerOptions = {
   strict: true,
   noUnusedLocals: true,
   noUnusedParameters: true,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
 };
 
 const tsc = (tsconfig: string) =>
@@ -230,12 +236,32 @@ beforeAll(async () => {
           standardwebhooks: await versionIn('packages/server', 'standardwebhooks'),
           // The tokens the package pages' examples call their API with, as an identity provider's.
           jose: await versionIn('packages/http', 'jose'),
+          // A Nest app's (the NestJS module's page, examples/embed-nestjs*.ts, the app below).
+          ...Object.fromEntries(
+            await Promise.all(
+              [
+                '@nestjs/common',
+                '@nestjs/core',
+                '@nestjs/platform-express',
+                '@nestjs/platform-fastify',
+                '@nestjs/testing',
+                'reflect-metadata',
+                'rxjs',
+                'supertest',
+              ].map(async (name) => [name, await versionIn('packages/nestjs', name)]),
+            ),
+          ),
         },
+        // @nestjs/platform-fastify pins its Fastify: one Fastify for the app, the project's (its
+        // Fastify plugin and a Nest Fastify instance share one set of types), as a Nest user
+        // who lists fastify has it.
+        overrides: { '@nestjs/platform-fastify': { fastify: '$fastify' } },
         // What a user's TypeScript needs beside them, the test support's optional peers included.
         devDependencies: {
           '@types/express': await versionIn('packages/express-adapter', '@types/express'),
           '@types/node': await versionIn('.', '@types/node'),
           '@types/pg': await versionIn('packages/postgres', '@types/pg'),
+          '@types/supertest': await versionIn('packages/nestjs', '@types/supertest'),
           'fast-check': await versionIn('packages/core', 'fast-check'),
           typescript: await versionIn('.', 'typescript'),
         },
@@ -447,6 +473,8 @@ describe.each([
   ['express', 'pglite'],
   ['fastify', 'memory'],
   ['node', 'memory'],
+  ['nestjs-express', 'memory'],
+  ['nestjs-fastify', 'memory'],
 ])('an app embedding the %s adapter, over the %s store', (framework, store) => {
   const secret = randomBytes(32).toString('hex');
   let app: Service;

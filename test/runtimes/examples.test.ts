@@ -1,7 +1,8 @@
 // The fetch adapter's examples of docs/embedding.md that run on a runtime of their own, run there
 // and printing what the guide says they print: the Bun one on Bun, the Deno one on Deno (each
 // type-checked with that runtime's types by examples/<runtime>/tsconfig.json), and the test in
-// process with Node's test runner.
+// process with Node's test runner; and the NestJS app's test (@nestjs/testing, supertest, the
+// contract kit), with Node's test runner too.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -26,8 +27,12 @@ describe.each(['bun', 'deno'] as const)('the example on %s', (name: RuntimeName)
   });
 });
 
-it("passes the in-process test of docs/embedding.md, with Node's test runner", async () => {
-  expect(shown.map(({ path }) => path)).toContain('examples/fetch-in-process.test.ts');
+/**
+ * Runs an example test of docs/embedding.md with Node's test runner (through tsx, with the
+ * examples' tsconfig.json: the NestJS app's decorators); what it printed, in TAP.
+ */
+async function nodeTest(example: string): Promise<string> {
+  expect(shown.map(({ path }) => path)).toContain(example);
   const { stdout } = await run(
     process.execPath,
     [
@@ -36,10 +41,21 @@ it("passes the in-process test of docs/embedding.md, with Node's test runner", a
       '--conditions=@workforce-kit/source',
       '--test',
       '--test-reporter=tap',
-      `${root}examples/fetch-in-process.test.ts`,
+      `${root}${example}`,
     ],
-    { cwd: testDir },
+    { cwd: testDir, env: { ...process.env, TSX_TSCONFIG_PATH: `${root}examples/tsconfig.json` } },
   );
+  return stdout;
+}
+
+it("passes the in-process test of docs/embedding.md, with Node's test runner", async () => {
+  const stdout = await nodeTest('examples/fetch-in-process.test.ts');
   expect(stdout).toMatch(/^# pass 1$/m);
+  expect(stdout).toMatch(/^# fail 0$/m);
+});
+
+it("passes the NestJS app's test of docs/embedding.md, with Node's test runner", async () => {
+  const stdout = await nodeTest('examples/embed-nestjs.test.ts');
+  expect(stdout).toMatch(/^# pass 3$/m);
   expect(stdout).toMatch(/^# fail 0$/m);
 });

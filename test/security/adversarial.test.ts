@@ -1,6 +1,6 @@
 // The adversarial suite: the reference server, as a real process on loopback, over the memory
-// store and PGlite on Express and over the memory store on Fastify and node:http, under the attacks a black-box
-// probe tried. Every attack that once worked
+// store and PGlite on Express and over the memory store on Fastify, node:http, Hono and NestJS
+// (on each of Nest's platforms), under the attacks a black-box probe tried. Every attack that once worked
 // (issue 10's findings) and every one that held keeps a test here, so that it keeps holding. Each
 // is bounded in time and count, and lands in the report printed at the end.
 import { spawn } from 'node:child_process';
@@ -11,6 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HTTP_FRAMEWORKS } from '../../packages/server/src/config.js';
+import {
+  FRAMEWORK_SETTINGS,
+  type FrameworkSetting,
+} from '../../packages/server/test/support/frameworks.js';
 import { stopProcess, track } from '../support/processes.js';
 import {
   type ServerProcess,
@@ -61,38 +65,60 @@ const MAX_CONNECTIONS = 64;
 /** What the target restaurant's records hold that must never reach the attacker. */
 const B_SECRETS = ['Target Bistro Secret Name', 'Bea', '9931'];
 
-/** Each store on Express, and the memory store on Fastify, node:http and Hono: the same attacks on each edge. */
-const TARGETS = [
-  { store: 'memory', framework: 'express' },
-  { store: 'pglite', framework: 'express' },
-  { store: 'memory', framework: 'fastify' },
-  { store: 'memory', framework: 'node' },
-  { store: 'memory', framework: 'hono' },
-] as const;
+/**
+ * The memory store on each framework (NestJS on each of its platforms), and PGlite on Express: the
+ * same attacks on each edge.
+ */
+const TARGETS: readonly { readonly store: 'memory' | 'pglite'; readonly on: FrameworkSetting }[] =
+  FRAMEWORK_SETTINGS.flatMap((on) => [
+    { store: 'memory', on },
+    ...(on.name === 'express' ? [{ store: 'pglite', on } as const] : []),
+  ]);
+
+/**
+ * Servers started together, once, when the first of them is asked for (each start takes seconds,
+ * mostly waiting: together, they overlap), each for its own describe to use and stop.
+ */
+function startedTogether(
+  envs: () => Promise<readonly Record<string, string>[]>,
+): (index: number) => Promise<ServerProcess> {
+  let started: Promise<ServerProcess[]> | undefined;
+  return async (index) => {
+    started ??= envs().then(startReferenceServers);
+    const server = (await started)[index];
+    if (server === undefined) throw new Error(`no server ${index}`);
+    return server;
+  };
+}
+
+const targetServer = startedTogether(async () => {
+  const seed = await writeSeed();
+  return TARGETS.map((target) => ({
+    STORE: target.store,
+    ...target.on.env,
+    SEED_FILE: seed,
+    AUTH_HS256_SECRET: SECRET,
+    AUTH_AUDIENCE: AUDIENCE,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_SECOND: '10000',
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+  }));
+});
 
 afterAll(() => printReport());
 
-for (const target of TARGETS) {
+for (const [index, target] of TARGETS.entries()) {
   /** The target as the report names it. */
-  const store = `${target.store} (${target.framework})`;
+  const store = `${target.store} (${target.on.name})`;
   describe(`the reference server on ${store}, attacked`, { timeout: 60_000 }, () => {
     let server: ServerProcess;
     let url: string;
     const good = token({ aud: AUDIENCE });
 
     beforeAll(async () => {
-      server = await startReferenceServer({
-        STORE: target.store,
-        HTTP_FRAMEWORK: target.framework,
-        SEED_FILE: await writeSeed(),
-        AUTH_HS256_SECRET: SECRET,
-        AUTH_AUDIENCE: AUDIENCE,
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_SECOND: '10000',
-        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-        MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-      });
+      server = await targetServer(index);
       url = server.url;
     }, 60_000);
 
@@ -632,12 +658,32 @@ for (const target of TARGETS) {
 // reverse proxy's ordinary traffic. Now one address's slow connections fill the server only while
 // it has room: once it is full, each other client's connection takes the place of the oldest of
 // them, and the attacker, over its share (MAX_INCOMPLETE_HEADERS_PER_ADDRESS), gets no new one.
-describe.each(HTTP_FRAMEWORKS)(
+const ALL = 200;
+const SHARE = 20;
+/** node:http's server is set by the setting's old name: it still works, with a warning. */
+const shareSetting = (framework: string) =>
+  framework === 'node' ? 'MAX_CONNECTIONS_PER_ADDRESS' : 'MAX_INCOMPLETE_HEADERS_PER_ADDRESS';
+const capServer = startedTogether(async () => {
+  const seed = await writeSeed();
+  return HTTP_FRAMEWORKS.map((framework) => ({
+    STORE: 'memory',
+    HTTP_FRAMEWORK: framework,
+    SEED_FILE: seed,
+    AUTH_HS256_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '10000',
+    MAX_CONNECTIONS: String(ALL),
+    [shareSetting(framework)]: String(SHARE),
+    // Longer than the test: the attack's sockets last until the test ends them.
+    HEADERS_TIMEOUT_MS: '60000',
+    REQUEST_TIMEOUT_MS: '60000',
+  }));
+});
+
+describe.each(HTTP_FRAMEWORKS.map((framework, index) => [framework, index] as const))(
   "one address's slow connections, against the reference server on %s",
   { timeout: 60_000 },
-  (framework) => {
-    const ALL = 200;
-    const SHARE = 20;
+  (framework, index) => {
     const ATTACKER = '127.0.0.2';
     /** A client that keeps some slow connections too, within its share. */
     const NEIGHBOUR = '127.0.0.3';
@@ -645,25 +691,10 @@ describe.each(HTTP_FRAMEWORKS)(
     const WAIT = { timeout: 15_000, interval: 20 };
     const admin = token({ restaurants: '*' });
     const path = `/restaurants/v1/restaurants/${A}`;
-    /** node:http's server is set by the setting's old name: it still works, with a warning. */
-    const shareSetting =
-      framework === 'node' ? 'MAX_CONNECTIONS_PER_ADDRESS' : 'MAX_INCOMPLETE_HEADERS_PER_ADDRESS';
     let server: ServerProcess | undefined;
 
     beforeAll(async () => {
-      server = await startReferenceServer({
-        STORE: 'memory',
-        HTTP_FRAMEWORK: framework,
-        SEED_FILE: await writeSeed(),
-        AUTH_HS256_SECRET: SECRET,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_SECOND: '10000',
-        MAX_CONNECTIONS: String(ALL),
-        [shareSetting]: String(SHARE),
-        // Longer than the test: the attack's sockets last until the test ends them.
-        HEADERS_TIMEOUT_MS: '60000',
-        REQUEST_TIMEOUT_MS: '60000',
-      });
+      server = await capServer(index);
     }, 60_000);
 
     afterAll(async () => {
@@ -753,7 +784,7 @@ describe.each(HTTP_FRAMEWORKS)(
           metric(metrics, 'workforce_kit_connections_refused_total{limit="max_connections"}'),
         ).toBe(0);
         expect(server?.output().includes('MAX_CONNECTIONS_PER_ADDRESS is read as')).toBe(
-          shareSetting === 'MAX_CONNECTIONS_PER_ADDRESS',
+          shareSetting(framework) === 'MAX_CONNECTIONS_PER_ADDRESS',
         );
 
         // Once the attacker lets go, its address is served again.
@@ -789,7 +820,7 @@ describe("one address's many connections, against the reference server's default
   beforeAll(async () => {
     // Each server may hold its MAX_CONNECTIONS (1000) sockets, and this process holds the three
     // attacks' at once, their replacements, the proxies' and the clients': these inherit its limit.
-    await ensureOpenFiles(4 * (SOCKETS + 500));
+    await ensureOpenFiles(HTTP_FRAMEWORKS.length * (SOCKETS + 500));
     const seed = await writeSeed();
     servers = await startReferenceServers(
       HTTP_FRAMEWORKS.map((framework) => ({

@@ -6,14 +6,20 @@
 // alone (its headers, its body stream; the address through getClientAddress): the path every
 // host takes. With `nodeRequest` (the guide's advice on @hono/node-server), the head and body are
 // Node's request's, as the node adapter reads them: the reference server's HTTP_FRAMEWORK=hono,
-// which its own suites run.
+// which its own suites run. The NestJS module is served on each of Nest's platforms, Express and
+// Fastify (the latter with the Fastify adapter's frameworkErrors, as its page says), in an app of
+// that module alone.
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { createRouter } from '@workforce-kit/express-adapter';
 import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
 import { createFetchHandler } from '@workforce-kit/fetch-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
+import { WorkforceKitModule } from '@workforce-kit/nestjs';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import express from 'express';
 import Fastify from 'fastify';
@@ -28,7 +34,7 @@ export interface Served {
 }
 
 export interface Adapter {
-  readonly name: 'express' | 'fastify' | 'node' | 'fetch';
+  readonly name: 'express' | 'fastify' | 'node' | 'fetch' | 'nestjs-express' | 'nestjs-fastify';
   /** The API of `options` at the root of a new app, ready, as a request listener. */
   handler(options: ApiOptions): Promise<RequestListener>;
   /** Serves the API of `options` at the root of a new app, on a free port of 127.0.0.1. */
@@ -123,9 +129,60 @@ const fetchAdapter: Adapter = {
   },
 };
 
+/** A Nest app of the module alone, initialized, on the platform given. */
+async function nestApp(options: ApiOptions, platform: ExpressAdapter | FastifyAdapter) {
+  const app = await NestFactory.create(WorkforceKitModule.forRoot(options), platform, {
+    logger: false,
+    forceCloseConnections: true,
+  });
+  await app.init();
+  return app;
+}
+
+const nestExpressAdapter: Adapter = {
+  name: 'nestjs-express',
+  async handler(options) {
+    const platform = new ExpressAdapter();
+    await nestApp(options, platform);
+    return platform.getInstance();
+  },
+  async serve(options) {
+    const app = await nestApp(options, new ExpressAdapter());
+    await app.listen(0, '127.0.0.1');
+    return { url: await app.getUrl(), close: () => app.close() };
+  },
+};
+
+const nestFastifyAdapter: Adapter = {
+  name: 'nestjs-fastify',
+  async handler(options) {
+    // As for Fastify alone: Nest's Fastify serves on the server its factory makes, never started.
+    let listener: RequestListener | undefined;
+    const platform = new FastifyAdapter({
+      frameworkErrors: frameworkErrors(),
+      serverFactory: (handler: RequestListener) => {
+        listener = handler;
+        return createServer(handler);
+      },
+    });
+    await nestApp(options, platform);
+    await platform.getInstance().ready();
+    if (listener === undefined) throw new Error('Fastify did not call its server factory');
+    return listener;
+  },
+  async serve(options) {
+    const platform = new FastifyAdapter({ frameworkErrors: frameworkErrors() });
+    const app = await nestApp(options, platform);
+    await app.listen(0, '127.0.0.1');
+    return { url: await app.getUrl(), close: () => app.close() };
+  },
+};
+
 export const ADAPTERS: readonly Adapter[] = [
   expressAdapter,
   fastifyAdapter,
   nodeAdapter,
   fetchAdapter,
+  nestExpressAdapter,
+  nestFastifyAdapter,
 ];

@@ -51,10 +51,10 @@ const stores: readonly [string, () => Promise<Record<string, string>>][] = [
 ];
 
 /** The reference server's HTTP_FRAMEWORK values (its config.ts; another package's source is out of this one's reach). */
-const HTTP_FRAMEWORKS = ['express', 'fastify', 'node'] as const;
-/** Each framework with one store, each store with one framework. */
+const HTTP_FRAMEWORKS = ['express', 'fastify', 'node', 'nestjs'] as const;
+/** Each framework with one store, each store with a framework at least. */
 const targets = HTTP_FRAMEWORKS.map((framework, i) => {
-  const entry = stores[i];
+  const entry = stores[i % stores.length];
   if (entry === undefined) throw new Error(`no store for ${framework}`);
   return [framework, entry[0], entry[1]] as const;
 });

@@ -1,6 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ApiOptions } from '@workforce-kit/http';
-import { type ApiAnswer, createApi, isThenable } from '@workforce-kit/http/adapter';
+import {
+  type ApiAnswer,
+  basePathOf,
+  createApi,
+  isThenable,
+  underBasePath,
+} from '@workforce-kit/http/adapter';
 
 /**
  * Options of {@link createFetchHandler}: those of every adapter (`ApiOptions`), and what a web
@@ -62,15 +68,6 @@ export type FetchHandler<Context = unknown> = undefined extends Context
   : (request: Request, context: Context) => Promise<Response | undefined>;
 
 const NOT_THE_API: Promise<undefined> = Promise.resolve(undefined);
-
-/** The base path as a prefix to strip: '' for the root, else `/…` with no trailing slash. */
-function basePathOf(basePath: string | undefined): string {
-  if (basePath === undefined || basePath === '' || basePath === '/') return '';
-  if (!basePath.startsWith('/') || /[?#]/.test(basePath)) {
-    throw new TypeError(`basePath must be a path starting with '/', such as '/api': ${basePath}`);
-  }
-  return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
-}
 
 /** The headers of a web request as the pipeline reads them: an object, names in lower case. */
 function headersOf(headers: Headers): IncomingHttpHeaders {
@@ -156,13 +153,8 @@ export function createFetchHandler<Context = unknown>(
       const hash = url.indexOf('#', start);
       sent = start < 0 ? '/' : hash < 0 ? url.slice(start) : url.slice(start, hash);
     }
-    let path = sent;
-    if (basePath !== '') {
-      if (!sent.startsWith(basePath)) return NOT_THE_API;
-      path = sent.slice(basePath.length);
-      if (path === '' || path[0] === '?') path = `/${path}`;
-      else if (path[0] !== '/') return NOT_THE_API;
-    }
+    const path = underBasePath(sent, basePath);
+    if (path === undefined) return NOT_THE_API;
     const { method } = request;
     const answering = api.handle({
       method,

@@ -2,7 +2,8 @@
  * What an adapter author needs of the HTTP edge: `createApi`, whose `handle` is the request
  * pipeline (plain request data in, a plain answer out), `writeAnswer` for a framework that answers
  * on Node's `ServerResponse`, and the pieces of problem details and request ids an adapter's own
- * host helpers use. The Express, Fastify and node:http adapters are built on these alone.
+ * host helpers use, and the base path of an API served under one. The Express, Fastify, node:http,
+ * fetch and NestJS adapters are built on these alone.
  *
  * @example
  * ```ts
@@ -22,6 +23,7 @@
 
 export { isThenable } from '@workforce-kit/core';
 export { type Api, createApi } from './api.js';
+export { basePathOf, underBasePath } from './base-path.js';
 export type { UnreadBody, WebBody } from './json-body.js';
 export type { Answering, ApiAnswer, ApiRequest, Pipeline } from './pipeline.js';
 export {

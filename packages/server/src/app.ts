@@ -141,6 +141,10 @@ async function frameworkApp(
     const { nodeApp } = await import('./node-app.js');
     return nodeApp(parts);
   }
+  if (config.httpFramework === 'nestjs') {
+    const { nestApp } = await import('./nestjs-app.js');
+    return nestApp(parts, config.nestPlatform, server);
+  }
   if (config.httpFramework === 'hono') {
     const { honoApp } = await import('./hono-app.js');
     return honoApp(parts);

@@ -115,7 +115,11 @@ try {
           : `OTLP/HTTP to ${config.value.tracing.endpoint}`
       }`,
       `  Store          ${describeStore(config.value.store)}, seeded (when empty) from ${config.value.seedFile}`,
-      `  Framework      ${config.value.httpFramework} (HTTP_FRAMEWORK)`,
+      `  Framework      ${config.value.httpFramework} (HTTP_FRAMEWORK)${
+        config.value.httpFramework === 'nestjs'
+          ? `, on its ${config.value.nestPlatform} platform (NEST_PLATFORM)`
+          : ''
+      }`,
       `  Webhooks       ${
         config.value.webhooks === undefined
           ? 'off (set WEBHOOK_URLS and WEBHOOK_SECRET to send them)'

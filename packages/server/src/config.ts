@@ -81,6 +81,8 @@ export interface TracingConfig {
 export interface ServerConfig {
   /** The web framework the server runs on: the same API and answers either way. */
   readonly httpFramework: HttpFramework;
+  /** With `httpFramework` `nestjs`: the platform of the Nest app (`NEST_PLATFORM`). */
+  readonly nestPlatform: NestPlatform;
   readonly port: number;
   readonly host: string;
   readonly store: StoreConfig;
@@ -146,15 +148,25 @@ const optionalText = z
 
 /**
  * The web frameworks the server runs on (`HTTP_FRAMEWORK`); `node` is node:http alone, `hono` is
- * Hono on `@hono/node-server` with the API through the fetch adapter.
+ * Hono on `@hono/node-server` with the API through the fetch adapter, `nestjs` a NestJS app with
+ * the API's module, on the platform of `NEST_PLATFORM`.
  */
-export const HTTP_FRAMEWORKS = ['express', 'fastify', 'node', 'hono'] as const;
+export const HTTP_FRAMEWORKS = ['express', 'fastify', 'node', 'hono', 'nestjs'] as const;
 export type HttpFramework = (typeof HTTP_FRAMEWORKS)[number];
+
+/** The platforms of Nest the server's NestJS app runs on (`NEST_PLATFORM`). */
+export const NEST_PLATFORMS = ['express', 'fastify'] as const;
+export type NestPlatform = (typeof NEST_PLATFORMS)[number];
 
 const environment = z.object({
   HTTP_FRAMEWORK: z
-    .enum(HTTP_FRAMEWORKS, { message: 'HTTP_FRAMEWORK must be express, fastify, node or hono' })
+    .enum(HTTP_FRAMEWORKS, {
+      message: 'HTTP_FRAMEWORK must be express, fastify, node, hono or nestjs',
+    })
     .default('express'),
+  NEST_PLATFORM: z
+    .enum(NEST_PLATFORMS, { message: 'NEST_PLATFORM must be express or fastify' })
+    .optional(),
   PORT: z.coerce
     .number({ message: 'PORT must be a number' })
     .int('PORT must be a whole number')
@@ -409,6 +421,14 @@ export function loadConfig(
     });
   }
   const values = parsed.data;
+  if (values.NEST_PLATFORM !== undefined && values.HTTP_FRAMEWORK !== 'nestjs') {
+    return err({
+      type: 'ConfigError',
+      messages: [
+        `NEST_PLATFORM is the platform of the NestJS app: it needs HTTP_FRAMEWORK=nestjs (HTTP_FRAMEWORK is ${values.HTTP_FRAMEWORK})`,
+      ],
+    });
+  }
   const store = storeConfig(values);
   if (store.isErr()) return err({ type: 'ConfigError', messages: [store.error] });
   const webhooks = webhookConfig(values, store.value);
@@ -429,6 +449,7 @@ export function loadConfig(
     .map(
       (auth): ServerConfig => ({
         httpFramework: values.HTTP_FRAMEWORK,
+        nestPlatform: values.NEST_PLATFORM ?? 'express',
         port: values.PORT,
         host: values.HOST,
         store: store.value,

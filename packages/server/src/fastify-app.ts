@@ -1,5 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import {
+  type FrameworkErrorsHandler,
   frameworkErrors,
   problemErrorHandler,
   requestIds,
@@ -13,14 +14,25 @@ import {
   NOT_FOUND,
   SERVED_WHILE_STARTING,
   STARTING,
+  UNDECODABLE_PATH,
 } from './host-routes.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
-const UNDECODABLE_PATH = {
-  code: 'VALIDATION_FAILED',
-  detail: 'The request has 1 invalid input.',
-  errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
-} as const;
+/**
+ * The Fastify instance's `frameworkErrors` of the reference server (its Fastify app, and its NestJS
+ * app on Nest's Fastify platform): a path that does not percent-decode is the API's to answer when
+ * it is one of its own, else a problem; any other refusal of Fastify's, its problem. Every one
+ * with the security headers.
+ */
+export function hostFrameworkErrors(logger: AppParts['logger']): FrameworkErrorsHandler {
+  const problems = problemErrorHandler(logger);
+  return frameworkErrors((error, request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    return error.code === 'FST_ERR_BAD_URL'
+      ? sendProblem(request, reply, UNDECODABLE_PATH)
+      : problems(error, request, reply);
+  });
+}
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
@@ -39,12 +51,7 @@ export async function fastifyApp(
     serverFactory: (handler) => serverFactory(handler),
     // A path that does not percent-decode is refused by Fastify before any route or hook: the
     // API answers those of its paths, as on the other frameworks; the rest are problem details.
-    frameworkErrors: frameworkErrors((error, request, reply) => {
-      reply.headers(SECURITY_HEADERS);
-      return error.code === 'FST_ERR_BAD_URL'
-        ? sendProblem(request, reply, UNDECODABLE_PATH)
-        : problems(error, request, reply);
-    }),
+    frameworkErrors: hostFrameworkErrors(parts.logger),
   });
   app.addHook('onRequest', (request, reply, done) => {
     if (parts.started() || SERVED_WHILE_STARTING.has(request.routeOptions.url ?? '')) {

@@ -1,7 +1,17 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  RequestListener,
+  ServerResponse,
+} from 'node:http';
 import type { WorkforceStore } from '@workforce-kit/core';
 import type { ApiOptions, Logger, ProblemOccurrence } from '@workforce-kit/http';
-import { problemBody, problemStatus } from '@workforce-kit/http/adapter';
+import {
+  INTERNAL_ERROR,
+  problemBody,
+  problemStatus,
+  requestIdFrom,
+} from '@workforce-kit/http/adapter';
 import getRawBody from 'raw-body';
 import { SECURITY_HEADERS } from './security-headers.js';
 
@@ -160,7 +170,8 @@ export function afterBody(req: IncomingMessage, answer: () => void): void {
   req.resume();
 }
 
-const UNDECODABLE_PATH: ProblemOccurrence = {
+/** A path that does not percent-decode: a 400 about the path. */
+export const UNDECODABLE_PATH: ProblemOccurrence = {
   code: 'VALIDATION_FAILED',
   detail: 'The request has 1 invalid input.',
   errors: [{ path: '/path', message: 'is not valid percent-encoding' }],
@@ -219,4 +230,64 @@ export async function serveHost(
     address: req.socket.remoteAddress,
     param: value,
   });
+}
+
+/**
+ * Writes a host answer on Node's response, as the apps without a framework's own reply write it
+ * (`hostResponse`), with the request's id; nothing once the response has started.
+ */
+export function writeHostAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: HostAnswer,
+): void {
+  if (res.headersSent) return;
+  const requestId = requestIdFrom(req.headers['x-request-id']);
+  const { status, headers, body } = hostResponse(answer, requestId, pathOf(req.url ?? '/'));
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/**
+ * The host routes over Node's request and response, for the apps that route them themselves
+ * (node:http's, and the NestJS app's middleware): in order, as Express matches them (a GET route
+ * answers HEAD, an `ALL` route the methods the routes before it do not take). It answers a request
+ * of one of them, and says so (`true`); it leaves any other (`false`). `target` is the request's
+ * path and query as sent, when a framework has rewritten `req.url`.
+ */
+export function hostRouter(
+  parts: Pick<AppParts, 'routes' | 'logger'>,
+): (req: IncomingMessage, res: ServerResponse, target?: string) => boolean {
+  const routes = parts.routes.map((route) => ({ route, match: matcher(route.path) }));
+  return (req, res, target = req.url ?? '/') => {
+    const path = pathOf(target);
+    const method = req.method ?? 'GET';
+    for (const { route, match } of routes) {
+      const param = match(path);
+      if (param === undefined) continue;
+      if (!(route.method === method || route.method === 'ALL')) {
+        if (!(route.method === 'GET' && method === 'HEAD')) continue;
+      }
+      serveHost(route, param, req).then(
+        (answer) => writeHostAnswer(req, res, answer),
+        (error: unknown) => {
+          parts.logger.error({ err: error, method, path }, 'unexpected error');
+          writeHostAnswer(req, res, { problem: INTERNAL_ERROR });
+        },
+      );
+      return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * The app behind the start gate: while the store opens, all but {@link SERVED_WHILE_STARTING} is
+ * a 503 to retry, with the security headers and a request id.
+ */
+export function gated(parts: Pick<AppParts, 'started'>, app: RequestListener): RequestListener {
+  return (req, res) => {
+    if (parts.started() || SERVED_WHILE_STARTING.has(pathOf(req.url ?? '/'))) app(req, res);
+    else writeHostAnswer(req, res, { problem: STARTING });
+  };
 }

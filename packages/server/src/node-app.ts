@@ -1,17 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { INTERNAL_ERROR, requestIdFrom } from '@workforce-kit/http/adapter';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
 import {
   type AppParts,
   afterBody,
-  type HostAnswer,
-  hostResponse,
-  matcher,
+  gated,
+  hostRouter,
   NOT_FOUND,
-  pathOf,
-  SERVED_WHILE_STARTING,
-  STARTING,
-  serveHost,
+  writeHostAnswer,
 } from './host-routes.js';
 
 /**
@@ -23,44 +18,11 @@ import {
  * its paths) and every error is problem details under it.
  */
 export function nodeApp(parts: AppParts): RequestListener {
-  const routes = parts.routes.map((route) => ({ route, match: matcher(route.path) }));
-
-  function answer(req: IncomingMessage, res: ServerResponse, hostAnswer: HostAnswer): void {
-    if (res.headersSent) return;
-    const requestId = requestIdFrom(req.headers['x-request-id']);
-    const { status, headers, body } = hostResponse(hostAnswer, requestId, pathOf(req.url ?? '/'));
-    res.writeHead(status, headers);
-    res.end(body);
-  }
-
-  const notFound = (req: IncomingMessage, res: ServerResponse) =>
-    afterBody(req, () => answer(req, res, { problem: NOT_FOUND }));
+  const host = hostRouter(parts);
   const api = createRequestHandler(parts.api);
-
-  function route(req: IncomingMessage, res: ServerResponse): void {
-    const path = pathOf(req.url ?? '/');
-    if (!parts.started() && !SERVED_WHILE_STARTING.has(path)) {
-      answer(req, res, { problem: STARTING });
-      return;
-    }
-    const method = req.method ?? 'GET';
-    for (const { route, match } of routes) {
-      const param = match(path);
-      if (param === undefined) continue;
-      if (!(route.method === method || route.method === 'ALL')) {
-        if (!(route.method === 'GET' && method === 'HEAD')) continue;
-      }
-      serveHost(route, param, req).then(
-        (hostAnswer) => answer(req, res, hostAnswer),
-        (error: unknown) => {
-          parts.logger.error({ err: error, method, path }, 'unexpected error');
-          answer(req, res, { problem: INTERNAL_ERROR });
-        },
-      );
-      return;
-    }
-    api(req, res, () => notFound(req, res));
-  }
-
-  return route;
+  const notFound = (req: IncomingMessage, res: ServerResponse) =>
+    afterBody(req, () => writeHostAnswer(req, res, { problem: NOT_FOUND }));
+  return gated(parts, (req, res) => {
+    if (!host(req, res)) api(req, res, () => notFound(req, res));
+  });
 }

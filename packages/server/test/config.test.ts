@@ -5,6 +5,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})._unsafeUnwrap()).toEqual({
       httpFramework: 'express',
+      nestPlatform: 'express',
       port: 8080,
       host: '127.0.0.1',
       store: { kind: 'pglite', dataDir: '.data/pglite' },
@@ -243,6 +244,9 @@ describe('loadConfig', () => {
 
   it.each([
     [{ HTTP_FRAMEWORK: 'koa' }, 'HTTP_FRAMEWORK'],
+    [{ HTTP_FRAMEWORK: 'nestjs', NEST_PLATFORM: 'koa' }, 'NEST_PLATFORM'],
+    [{ NEST_PLATFORM: 'fastify' }, 'NEST_PLATFORM'],
+    [{ HTTP_FRAMEWORK: 'hono', NEST_PLATFORM: 'express' }, 'NEST_PLATFORM'],
     [{ MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
     [{ MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'MAX_CONNECTIONS_PER_ADDRESS'],
     [{ MAX_INCOMPLETE_HEADERS_PER_ADDRESS: '0' }, 'MAX_INCOMPLETE_HEADERS_PER_ADDRESS'],
@@ -264,6 +268,19 @@ describe('loadConfig', () => {
     const messages = loadConfig(env)._unsafeUnwrapErr().messages;
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain(name);
+  });
+
+  it("reads NEST_PLATFORM with HTTP_FRAMEWORK=nestjs: Nest's Express platform by default", () => {
+    expect(loadConfig({ HTTP_FRAMEWORK: 'nestjs' })._unsafeUnwrap()).toMatchObject({
+      httpFramework: 'nestjs',
+      nestPlatform: 'express',
+    });
+    expect(
+      loadConfig({ HTTP_FRAMEWORK: 'nestjs', NEST_PLATFORM: 'fastify' })._unsafeUnwrap(),
+    ).toMatchObject({ httpFramework: 'nestjs', nestPlatform: 'fastify' });
+    expect(loadConfig({ NEST_PLATFORM: 'express' })._unsafeUnwrapErr().messages).toEqual([
+      'NEST_PLATFORM is the platform of the NestJS app: it needs HTTP_FRAMEWORK=nestjs (HTTP_FRAMEWORK is express)',
+    ]);
   });
 
   it('names every bad variable at once', () => {

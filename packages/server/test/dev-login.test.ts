@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HTTP_FRAMEWORKS } from '../src/config.js';
 import {
   LOGIN_PATH,
   loadConfig,
@@ -9,17 +8,19 @@ import {
   startServer,
   WRONG_LOGINS_PER_15_MINUTES,
 } from '../src/index.js';
+import { FRAMEWORK_SETTINGS } from './support/frameworks.js';
 
 const silent = pino({ level: 'silent' });
 const CLIENT = 'harbor-street-integration';
 const SECRET = 'demo-secret-harbor-street-7d3f9a';
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 
-describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
+describe.each(FRAMEWORK_SETTINGS)('on $name', ({ env: framework }) => {
   let server: RunningServer;
   beforeEach(async () => {
     server = await startServer(
       loadConfig({
+        ...framework,
         PORT: '0',
         STORE: 'memory',
         AUTH_HS256_SECRET: 'a-test-secret-for-the-dev-login-0123456789',
@@ -216,7 +217,7 @@ describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
     it('is refused, saying the secret was made at start, when AUTH_HS256_SECRET is not set', async () => {
       const startWithoutSecret = () =>
         startServer(
-          loadConfig({ HTTP_FRAMEWORK: framework, PORT: '0', STORE: 'memory' })._unsafeUnwrap(),
+          loadConfig({ ...framework, PORT: '0', STORE: 'memory' })._unsafeUnwrap(),
           silent,
         );
       const before = await startWithoutSecret();

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_FRAMEWORKS } from '../src/config.js';
 import { loadConfig, type RunningServer, startServer } from '../src/index.js';
+import { FRAMEWORK_SETTINGS } from './support/frameworks.js';
 
 let server: RunningServer;
 let url: string;
@@ -24,13 +24,13 @@ async function get(path: string): Promise<{ status: number; type: string; body: 
   });
 }
 
-describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
+describe.each(FRAMEWORK_SETTINGS)('on $name', ({ env: framework }) => {
   beforeAll(async () => {
     server = await startServer(
       loadConfig({
         PORT: '0',
         STORE: 'memory',
-        HTTP_FRAMEWORK: framework,
+        ...framework,
         AUTH_HS256_SECRET: 'a-test-secret-for-the-docs-0123456789abcdef',
       })._unsafeUnwrap(),
       pino({ level: 'silent' }),

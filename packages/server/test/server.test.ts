@@ -10,7 +10,6 @@ import { parseSeed } from '@workforce-kit/seed-file';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
-import { HTTP_FRAMEWORKS } from '../src/config.js';
 import {
   curlSession,
   DEMO_SEED_FILE,
@@ -20,6 +19,7 @@ import {
   servedDocument,
   startServer,
 } from '../src/index.js';
+import { FRAMEWORK_SETTINGS } from './support/frameworks.js';
 
 const silent = pino({ level: 'silent' });
 const SECRET = 'a-test-secret-for-the-dev-login-0123456789';
@@ -45,11 +45,11 @@ async function login(
   });
 }
 
-describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
+describe.each(FRAMEWORK_SETTINGS)('on $name', ({ env: framework }) => {
   describe('the reference server', () => {
     let server: RunningServer;
     beforeAll(async () => {
-      server = await start({ HTTP_FRAMEWORK: framework });
+      server = await start(framework);
     });
     afterAll(async () => {
       await server.close();
@@ -173,7 +173,7 @@ describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
     });
 
     it('runs the printed curl session as printed', async () => {
-      const fresh = await start({ HTTP_FRAMEWORK: framework });
+      const fresh = await start(framework);
       try {
         const session = curlSession(fresh.url, fresh.seed, { seedFile: DEMO_SEED_FILE });
         const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', session]);
@@ -234,7 +234,7 @@ describe('starting', () => {
   });
 });
 
-describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
+describe.each(FRAMEWORK_SETTINGS)('on $name', ({ env: framework }) => {
   it('answers /healthz and /metrics while the store opens, and everything else 503 with Retry-After', async () => {
     // A "database" that takes connections and never answers: the store does not open until the
     // pool gives up (2 s), and then the start fails.
@@ -253,7 +253,7 @@ describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
     });
     const url = `http://127.0.0.1:${port}`;
     const attempt = start({
-      HTTP_FRAMEWORK: framework,
+      ...framework,
       PORT: String(port),
       STORE: 'postgres',
       DATABASE_URL: `postgres://nobody@127.0.0.1:${dbPort}/none`,
@@ -293,7 +293,7 @@ describe.each(HTTP_FRAMEWORKS)('on %s', (framework) => {
 
   describe('shutting down', () => {
     it('stops accepting connections and finishes the request in flight', async () => {
-      const server = await start({ HTTP_FRAMEWORK: framework });
+      const server = await start(framework);
       onTestFinished(() => server.close({ force: true }).catch(() => {}));
       const { port } = new URL(server.url);
       // A request whose headers are half sent is in flight: the server must wait for it. It is
