@@ -1,6 +1,7 @@
 // The engine's entry point: read the spec and the seed, reach the target, run the properties one
 // by one, and report what they found and what the run covered.
 import { authProperties } from './auth-properties.js';
+import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
@@ -42,7 +43,7 @@ export interface ContractOptions {
    * 0 reports the first failing case as found. @default 10000
    */
   readonly shrinkTimeLimitMs?: number;
-  /** The groups of properties to run. @default all: stateless, stateful, auth, isolation */
+  /** The groups of properties to run. @default all: stateless, stateful, auth, isolation, concurrent */
   readonly only?: readonly PropertyGroup[];
   /** Requests per second at most (stay within the target's rate limits). @default no limit */
   readonly rate?: number;
@@ -60,10 +61,12 @@ export interface ContractOptions {
 
 /** What a run of the kit found. */
 export interface Report {
-  /** Every property held (or could not apply), and, when asked, the coverage is full. */
+  /** Every property held (or could not apply), none was undecided, and, when asked, the coverage is full. */
   readonly ok: boolean;
   readonly passed: number;
   readonly failed: number;
+  /** Properties with histories too large to check within the checker's bound (never passed). */
+  readonly undecided: number;
   readonly notApplicable: number;
   readonly results: readonly PropertyResult[];
   /** Requests sent, 429s included. */
@@ -122,6 +125,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     ...pathProperties(engine),
     ...stateProperties(engine),
     ...authProperties(engine, options.auth),
+    ...concurrentProperties(engine),
   ];
   const order = (p: PropertyDefinition) => GROUPS.indexOf(p.group);
   return {
@@ -218,9 +222,10 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const gaps = coverageGaps(coverage);
   const minCoverage = options.minCoverage ? { met: gaps.length === 0, gaps } : undefined;
   return {
-    ok: count('failed') === 0 && (minCoverage?.met ?? true),
+    ok: count('failed') === 0 && count('undecided') === 0 && (minCoverage?.met ?? true),
     passed: count('passed'),
     failed: count('failed'),
+    undecided: count('undecided'),
     notApplicable: count('not-applicable'),
     results,
     requests: client.requests,

@@ -80,53 +80,83 @@ export function callName(calls: readonly HistoryCall[], index: number): string {
 const overlapsWindow = (call: HistoryCall, from: number, to: number) =>
   call.invokedAt < to && (call.determinate ? (call.completedAt as number) : Infinity) > from;
 
+/** Whether `call` may have changed the record: it answered 200, or nothing that says. */
+const mayChange = (call: HistoryCall) => !call.determinate || call.answer?.status === 200;
+
+/** Whether the answer of `call` shows the record not archived (not deleted). */
+const showsNotArchived = (call: HistoryCall, before: HistoryCall) =>
+  call.determinate &&
+  (call.kind === 'unarchive'
+    ? call.answer?.status === 400 && call.answer.code === 'EMPLOYEE_NOT_ARCHIVED'
+    : call.answer?.status === 200 &&
+      call.answer.deletedDate !== undefined &&
+      call.answer.deletedDate !== before.answer?.deletedDate &&
+      Date.parse(call.answer.deletedDate) > Date.parse(before.answer?.deletedDate ?? ''));
+
 /**
- * The races a sentence says best: two changes the state tables allow only one of (two unarchives
- * both 200; two archives or deletes with different deletedDates), with no call between them that
- * could undo the first. Undefined when the history shows neither.
+ * The races a sentence says best, each claimed only when no other call of the history could
+ * make it untrue: an archive (or delete) lost, a later call finding the record not archived with
+ * no unarchive that could come between; two unarchives both 200; two archives or deletes with
+ * different deletedDates. Undefined when the history shows none of them.
  */
 function namedRace(
   calls: readonly HistoryCall[],
   indices: readonly number[],
 ): { readonly summary: string; readonly marked: readonly number[] } | undefined {
   const record = (calls[indices[0] as number] as HistoryCall).record;
-  const undoneBy = (a: number, b: number, undo: ChangeKind | 'archive-or-delete') => {
+  const archived = record.kind === 'shift' ? 'deleted' : 'archived';
+  /** Whether a call of `kinds`, other than a and b, that may have changed the record can come between them. */
+  const between = (a: number, b: number, kinds: (kind: ChangeKind) => boolean) => {
     const x = calls[a] as HistoryCall;
     const y = calls[b] as HistoryCall;
     const from = Math.min(x.invokedAt, y.invokedAt);
     const to = Math.max(x.completedAt as number, y.completedAt as number);
     return indices.some((i) => {
       const call = calls[i] as HistoryCall;
-      const kindMatches =
-        undo === 'archive-or-delete' ? call.kind !== 'unarchive' : call.kind === undo;
-      return i !== a && i !== b && kindMatches && overlapsWindow(call, from, to);
+      return (
+        i !== a && i !== b && kinds(call.kind) && mayChange(call) && overlapsWindow(call, from, to)
+      );
     });
   };
+  const unarchive = (kind: ChangeKind) => kind === 'unarchive';
+  const archive = (kind: ChangeKind) => kind !== 'unarchive';
   const answered200 = (kind: (k: ChangeKind) => boolean) =>
     indices.filter((i) => {
       const call = calls[i] as HistoryCall;
       return call.determinate && kind(call.kind) && call.answer?.status === 200;
     });
-  const unarchives = answered200((k) => k === 'unarchive');
+  const archives = answered200(archive).filter((i) => calls[i]?.answer?.deleted === true);
+  for (const a of archives) {
+    const x = calls[a] as HistoryCall;
+    for (const b of indices) {
+      const y = calls[b] as HistoryCall;
+      if (y.invokedAt <= (x.completedAt as number) || !showsNotArchived(y, x)) continue;
+      if (between(a, b, unarchive)) continue;
+      const what = record.kind === 'shift' ? 'delete' : 'archive';
+      return {
+        summary: `${callName(calls, a)} answered 200 with ${record.label} ${archived}, but ${callName(calls, b)}, sent after that answer, found it not ${archived} (${y.outcome}), and no unarchive that could come between them changed it: the ${what} was lost`,
+        marked: [a, b],
+      };
+    }
+  }
+  const unarchives = answered200(unarchive);
   for (const [i, a] of unarchives.entries()) {
     for (const b of unarchives.slice(i + 1)) {
-      if (undoneBy(a, b, 'archive-or-delete')) continue;
+      if (between(a, b, archive)) continue;
       return {
         summary: `two unarchives of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, both answered 200: in any order, the second finds the employee not archived and must answer 400 EMPLOYEE_NOT_ARCHIVED`,
         marked: [a, b],
       };
     }
   }
-  const deletes = answered200((k) => k !== 'unarchive');
-  for (const [i, a] of deletes.entries()) {
-    for (const b of deletes.slice(i + 1)) {
+  for (const [i, a] of archives.entries()) {
+    for (const b of archives.slice(i + 1)) {
       const x = (calls[a] as HistoryCall).answer?.deletedDate;
       const y = (calls[b] as HistoryCall).answer?.deletedDate;
-      if (x === y || undoneBy(a, b, 'unarchive')) continue;
+      if (x === y || between(a, b, unarchive)) continue;
       const what = record.kind === 'shift' ? 'deletes' : 'archives';
-      const state = record.kind === 'shift' ? 'deleted' : 'archived';
       return {
-        summary: `two ${what} of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, answered different deletedDates, ${x} and ${y}: in any order, the second finds the ${record.kind} ${state} and must answer its deletedDate unchanged`,
+        summary: `two ${what} of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, answered different deletedDates, ${x} and ${y}: in any order, the second finds the ${record.kind} ${archived} and must answer its deletedDate unchanged`,
         marked: [a, b],
       };
     }

@@ -14,7 +14,7 @@ import {
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
 import { runProperty } from './property-runner.js';
-import { formatCoverage, formatFailure } from './report-format.js';
+import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
 export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
@@ -66,6 +66,7 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
             shrinkTimeLimitMs,
           });
           if (result.status === 'failed') throw new Error(formatFailure(result));
+          if (result.status === 'undecided') throw new Error(formatResultLine(result));
         },
         options.timeoutMs ?? 120_000,
       );

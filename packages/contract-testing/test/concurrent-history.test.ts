@@ -111,7 +111,7 @@ describe('checkHistory', () => {
     });
   });
 
-  it('explains a lost archive from the furthest order found, marking the call that cannot follow', () => {
+  it('names a lost archive, and explains it from the furthest order found', () => {
     const active = {
       ...(START[MARIA.guid] as RecordModelState),
       deleted: false,
@@ -128,12 +128,31 @@ describe('checkHistory', () => {
     );
     expect(verdict).toMatchObject({
       kind: 'not-linearizable',
-      summary: `no order of the 3 calls on ${MARIA.label} gives the answers they got`,
-      marked: [2],
+      summary: `#1 archive by GUID (branch A) answered 200 with ${MARIA.label} archived, but #3 unarchive (suffix), sent after that answer, found it not archived (400), and no unarchive that could come between them changed it: the archive was lost`,
+      marked: [0, 2],
     });
     if (verdict.kind !== 'not-linearizable') return;
     expect(verdict.detail).toBe(
       `The furthest order found is #2 unarchive (branch B), #1 archive by GUID (branch A); after it the employee is archived (modifiedDate ${iso(4)}, deletedDate ${iso(4)}), and no call can come next: #3 unarchive (suffix) finds the employee archived (modifiedDate ${iso(4)}, deletedDate ${iso(4)}): must answer 200 with the employee unarchived; answered 400 EMPLOYEE_NOT_ARCHIVED.`,
+    );
+  });
+
+  it('says which calls no order fits when the history shows no race it can name', () => {
+    const verdict = checkHistory(
+      [
+        call(MARIA, 'unarchive', A, 0, 10, ok(true, 2)),
+        call(MARIA, 'archive', B, 1, 11, ok(true, 2)),
+      ],
+      start,
+    );
+    expect(verdict).toMatchObject({
+      kind: 'not-linearizable',
+      summary: `no order of the 2 calls on ${MARIA.label} gives the answers they got`,
+      marked: [0, 1],
+    });
+    if (verdict.kind !== 'not-linearizable') return;
+    expect(verdict.detail).toMatch(
+      /no call can come next: #1 unarchive \(branch A\) finds the employee archived .*: must answer deleted false; answered 200 deleted true/,
     );
   });
 
