@@ -39,7 +39,16 @@ import {
 } from './record-model.js';
 import { type Call, callToWire } from './requests.js';
 import { observe } from './state-oracle.js';
-import { DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
+import {
+  cloneKnowledge,
+  DATE_FIELDS,
+  type RecordState,
+  seedKnowledge,
+  type WorldRecord,
+} from './world.js';
+
+/** How often a case is sent once a property has failed (shrinking, replay): a race may not recur. */
+const ATTEMPTS_AFTER_FAILURE = 3;
 
 /** A call of a case before it is resolved: which of the case's records, and how (0 to 2). */
 interface CaseCall {
@@ -53,6 +62,48 @@ interface RaceCase {
   readonly prefix: readonly CaseCall[];
   readonly branches: readonly (readonly CaseCall[])[];
   readonly reveals: readonly number[];
+}
+
+/**
+ * The steps toward a smaller case that fast-check's own shrinking of arrays does not take, and a
+ * race needs: a whole branch removed, wherever it is; the prefix removed; the first call of every
+ * branch removed at once (the calls after them are then released together, as they raced); a
+ * branch's last call removed.
+ */
+function structuralShrinks(raceCase: RaceCase): RaceCase[] {
+  const { branches } = raceCase;
+  const out: RaceCase[] = [];
+  if (raceCase.prefix.length > 0) out.push({ ...raceCase, prefix: [] });
+  if (branches.length > 2) {
+    for (const i of branches.keys())
+      out.push({ ...raceCase, branches: branches.filter((_, j) => j !== i) });
+  }
+  if (branches.filter((b) => b.length > 1).length >= 2) {
+    out.push({ ...raceCase, branches: branches.map((b) => (b.length > 1 ? b.slice(1) : b)) });
+  }
+  for (const [i, branch] of branches.entries()) {
+    if (branch.length < 2) continue;
+    out.push({ ...raceCase, branches: branches.map((b, j) => (j === i ? b.slice(0, -1) : b)) });
+  }
+  return out;
+}
+
+/** The case generator: fast-check's, its shrinking preceded by {@link structuralShrinks}. */
+class RaceCaseArbitrary extends fc.Arbitrary<RaceCase> {
+  constructor(private readonly inner: fc.Arbitrary<RaceCase>) {
+    super();
+  }
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<RaceCase> {
+    return this.inner.generate(mrng, biasFactor);
+  }
+  canShrinkWithoutContext(value: unknown): value is RaceCase {
+    return this.inner.canShrinkWithoutContext(value);
+  }
+  shrink(value: RaceCase, context: unknown): fc.Stream<fc.Value<RaceCase>> {
+    // Each structural step is a value without context, which fast-check's own steps then shrink.
+    const own = structuralShrinks(value).map((c) => new fc.Value(c, undefined));
+    return fc.Stream.of(...own).join(this.inner.shrink(value, context));
+  }
 }
 
 /** A call of a case, resolved against the world. */
@@ -365,8 +416,8 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
   }
 
   const callArb = fc.record({ record: fc.nat({ max: 1 }), how: fc.nat({ max: 2 }) });
-  const caseArb = fc
-    .record({
+  const caseArb = new RaceCaseArbitrary(
+    fc.record({
       records: fc.uniqueArray(fc.nat({ max: Math.max(0, pool.length - 1) }), {
         minLength: 1,
         maxLength: 2,
@@ -377,11 +428,11 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
         maxLength: 4,
       }),
       reveals: fc.array(fc.nat({ max: 2 }), { minLength: 2, maxLength: 2 }),
-    })
-    .map((raceCase) => {
-      const plan = planOf(pool, raceCase);
-      return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(plan) });
-    });
+    }),
+  ).map((raceCase) => {
+    const plan = planOf(pool, raceCase);
+    return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(plan) });
+  });
 
   const races: PropertyDefinition = {
     name: 'concurrent.races',
@@ -393,7 +444,18 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
       fc.asyncProperty(
         caseArb,
         trial.predicate({ fresh: true }, async (plan) => {
-          if ((await runCase(plan)) === 'undecided') trial.undecided++;
+          const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
+          for (let attempt = 1; attempt <= attempts; attempt++) {
+            if (attempt > 1) {
+              engine.client.startRun();
+              if (engine.fresh !== undefined) {
+                await engine.fresh();
+                engine.knowledge = seedKnowledge(engine.world);
+              }
+              engine.runStart = cloneKnowledge(engine.knowledge);
+            }
+            if ((await runCase(plan)) === 'undecided') trial.undecided++;
+          }
         }),
       ),
   };

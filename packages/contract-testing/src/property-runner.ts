@@ -139,6 +139,11 @@ export class Trial {
     private readonly shrinkTimeLimitMs: number,
   ) {}
 
+  /** Whether a run is a retry of a failure (shrinking, or the replay): a race may not recur. */
+  get retrying(): boolean {
+    return this.shrinkDeadline !== undefined || this.replaying;
+  }
+
   /**
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
    * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target

@@ -4,12 +4,16 @@
 // shows what a case sends: 2 to 4 branches, each on a connection of its own besides the main one
 // (the prefix's and the suffix's), released together and under way at once, each branch's calls
 // back to back; and collisions on the same records in every combination (the same call twice,
-// archive against unarchive, GUID against external id).
+// archive against unarchive, GUID against external id). Against race mutants of the mutation
+// suite: a failure shrinks to the smallest history, even for a race that shows only some of the
+// times it is sent (each shrinking candidate is sent a few times), and the report says why no
+// order fits, with a timeline, the curl commands of each branch and the seed.
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
-import { prepareContract } from '../src/check-api-contract.js';
-import { checkApiContract } from '../src/index.js';
+import { prepareContract, runProperties, runSettingsOf } from '../src/check-api-contract.js';
+import { checkApiContract, type PropertyResult } from '../src/index.js';
+import { MUTANTS } from './support/mutants.js';
 import { AUTH, type BreakHooks, demoSeedJson, routerTarget } from './support/router-target.js';
 
 interface Seen {
@@ -145,5 +149,106 @@ describe('a run of the concurrent group, as the target sees it', () => {
     } finally {
       await prepared.close();
     }
+  });
+});
+
+/**
+ * The concurrent property's result against the router broken by `hooks`, seeded `rngSeed`;
+ * `onReset` hears each reset of the target (each case, each time it is sent).
+ */
+async function racesAgainst(
+  hooks: BreakHooks,
+  rngSeed: number,
+  onReset: () => void = () => {},
+): Promise<PropertyResult> {
+  const target = await routerTarget(hooks);
+  const options = {
+    target: {
+      handler: target.handler,
+      reset: () => {
+        onReset();
+        target.reset();
+      },
+    },
+    seed: demoSeedJson,
+    auth: AUTH,
+    only: ['concurrent' as const],
+    rngSeed,
+    shrinkTimeLimitMs: 60_000,
+  };
+  const prepared = await prepareContract(options);
+  try {
+    const [result] = await runProperties(prepared, runSettingsOf(options));
+    return result as PropertyResult;
+  } finally {
+    await prepared.close();
+  }
+}
+
+describe('a race found', () => {
+  const mutant = MUTANTS.find((m) => m.name === 'overlapping-unarchives-both-200');
+  if (mutant === undefined) throw new Error('no mutant overlapping-unarchives-both-200');
+
+  it('shrinks to the smallest history and says why no order fits, with a timeline, each branch’s curl commands and the seed', async () => {
+    const result = await racesAgainst(mutant.hooks, 3);
+    expect(result.status).toBe('failed');
+    expect(result.rule).toBe('linearizable');
+    expect(result.reproduced).toBe(true);
+    const race = result.race;
+    if (race === undefined) throw new Error('no race report');
+    expect(race.branches).toBe(2);
+    const branchCalls = race.calls.filter((c) => c.phase === 'branch');
+    expect(
+      branchCalls.map((c) => [c.lane, c.call.split(' of ')[0], c.outcome.split(' ')[0]]),
+    ).toEqual([
+      [1, 'unarchive', '200'],
+      [2, 'unarchive', '200'],
+    ]);
+    expect(race.calls.filter((c) => c.phase === 'prefix')).toEqual([]);
+    expect(branchCalls.every((c) => c.marked)).toBe(true);
+    expect(race.summary).toMatch(
+      /^two unarchives of employee \S+ \(PAYROLL:10042\), #1 unarchive \(branch A\) and #2 unarchive \(branch B\), both answered 200: in any order, the second finds the employee not archived and must answer 400 EMPLOYEE_NOT_ARCHIVED$/,
+    );
+    for (const call of race.calls) expect(call.answeredMs).toBeGreaterThan(call.sentMs);
+    const message = result.message ?? '';
+    expect(message).toContain(race.summary);
+    expect(message).toMatch(/\n {8}ms {2}prefix and suffix {5}branch A {14}branch B\n/);
+    expect(message).toMatch(/◀ #1 200 ✘/);
+    const replay = result.replay ?? [];
+    expect(replay).toContain('# The branches, sent at once, each on its own connection:');
+    expect(replay.filter((line) => /^} & {2}# branch [AB]$/.test(line))).toHaveLength(2);
+    expect(
+      replay.filter((line) => line.startsWith('  curl ') && line.includes('/unarchive')),
+    ).toHaveLength(2);
+    expect(result.seed).toBeTypeOf('number');
+    expect(result.counterexample).toMatch(
+      /^\[prefix: nothing; branch A: unarchive 6a2b9c4d; branch B: unarchive 6a2b9c4d; suffix: /,
+    );
+  });
+
+  it('shrinks a race that shows once in three times a case is sent as far (each candidate is sent three times)', async () => {
+    // The mutant's store on one case in three, the correct one on the others. Sent once each,
+    // two candidates in three would seem to pass, and this seed's shrinking would stop early.
+    let sent = 0;
+    const broken = mutant.hooks.store;
+    if (broken === undefined) throw new Error('a store mutant');
+    const hooks: BreakHooks = {
+      store: (base, records) => {
+        const mutated = broken(base, records);
+        return {
+          ...base,
+          employees: {
+            find: (restaurant, id) => mutated.employees.find(restaurant, id),
+            write: (change) =>
+              sent % 3 !== 0 ? base.employees.write(change) : mutated.employees.write(change),
+          },
+        };
+      },
+    };
+    const result = await racesAgainst(hooks, 4, () => sent++);
+    expect(result.status).toBe('failed');
+    expect(result.counterexample).toMatch(
+      /^\[prefix: nothing; branch A: unarchive 6a2b9c4d; branch B: unarchive 6a2b9c4d; suffix: /,
+    );
   });
 });
