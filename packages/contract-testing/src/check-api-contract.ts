@@ -13,6 +13,7 @@ import {
   type PropertyResult,
   runProperty,
 } from './property-runner.js';
+import { writeReports } from './report-files.js';
 import { loadSeed, type SeedInput } from './seed-source.js';
 import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
@@ -57,6 +58,12 @@ export interface ContractOptions {
   readonly minCoverage?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
+  /**
+   * Files to write the report to as well, each in the format its name says: `.html` (one
+   * self-contained page to look at, a race's history drawn as a timeline), `.json`, `.xml`
+   * (JUnit).
+   */
+  readonly report?: string | readonly string[];
 }
 
 /** What a run of the kit found. */
@@ -221,7 +228,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const coverage = prepared.engine.coverage.coverage(spec);
   const gaps = coverageGaps(coverage);
   const minCoverage = options.minCoverage ? { met: gaps.length === 0, gaps } : undefined;
-  return {
+  const report: Report = {
     ok: count('failed') === 0 && count('undecided') === 0 && (minCoverage?.met ?? true),
     passed: count('passed'),
     failed: count('failed'),
@@ -239,4 +246,6 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
   };
+  if (options.report !== undefined) await writeReports(report, [options.report].flat());
+  return report;
 }

@@ -5,7 +5,7 @@
 // 1 to 4 ms (a network, so that a case's branches reach the server at once, whatever the kit's
 // pace); and two processes on one PostgreSQL server behind a round-robin balancer, reached
 // directly and through the same delay. The memory server's run is the command's
-// (`--only concurrent`). A server cannot be reset, so the pair serves two runs from one start:
+// (`--only concurrent`, with a JSON and an HTML report). A server cannot be reset, so the pair serves two runs from one start:
 // it is loaded with the demo seed and a copy of it under other GUIDs, and each run knows one of
 // the two (the group only touches the records its seed names). Then an in-process target that
 // answers some changes 503 after making them, and others 503 without: read as indeterminate, the
@@ -154,6 +154,7 @@ function expectPassed(report: Report): void {
 describe('the concurrent group finds no race where there is none', () => {
   it('on the reference server over memory, behind a proxy that holds each request 1 to 4 ms (the command, --only concurrent)', async () => {
     const file = join(folder, 'memory.json');
+    const page = join(folder, 'memory.html');
     const run = await runKit([
       '--base-url',
       memoryProxied.url,
@@ -173,12 +174,17 @@ describe('the concurrent group finds no race where there is none', () => {
       String(RNG_SEED),
       '--report',
       file,
+      '--report',
+      page,
     ]);
     expect(run.stdout.trim().split('\n').at(-1), run.stdout + run.stderr).toBe(
       '1 passed, 0 failed',
     );
     expect(run.code).toBe(0);
     expectPassed(JSON.parse(await readFile(file, 'utf8')) as Report);
+    expect(await readFile(page, 'utf8')).toContain(
+      '<title>workforce-kit contract report: 1 passed, 0 failed</title>',
+    );
     console.info(`memory, proxied: ${run.ms} ms`);
   });
 
