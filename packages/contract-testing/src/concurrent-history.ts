@@ -94,72 +94,81 @@ const showsNotArchived = (call: HistoryCall, before: HistoryCall) =>
       Date.parse(call.answer.deletedDate) > Date.parse(before.answer?.deletedDate ?? ''));
 
 /**
- * The races a sentence says best, each claimed only when no other call of the history could
- * make it untrue: an archive (or delete) lost, a later call finding the record not archived with
- * no unarchive that could come between; two unarchives both 200; two archives or deletes with
+ * The races a sentence says best, each claimed only when no other call of the history could make
+ * it untrue, and each with a call no order could place at the deepest point the search reached
+ * (`blocked`): an archive (or delete) lost, a later call finding the record not archived with no
+ * unarchive that could come between; two unarchives both 200; two archives or deletes with
  * different deletedDates. Undefined when the history shows none of them.
  */
 function namedRace(
   calls: readonly HistoryCall[],
   indices: readonly number[],
+  blocked: readonly number[],
 ): { readonly summary: string; readonly marked: readonly number[] } | undefined {
   const record = (calls[indices[0] as number] as HistoryCall).record;
   const archived = record.kind === 'shift' ? 'deleted' : 'archived';
-  /** Whether a call of `kinds`, other than a and b, that may have changed the record can come between them. */
-  const between = (a: number, b: number, kinds: (kind: ChangeKind) => boolean) => {
-    const x = calls[a] as HistoryCall;
-    const y = calls[b] as HistoryCall;
-    const from = Math.min(x.invokedAt, y.invokedAt);
-    const to = Math.max(x.completedAt as number, y.completedAt as number);
-    return indices.some((i) => {
-      const call = calls[i] as HistoryCall;
-      return (
-        i !== a && i !== b && kinds(call.kind) && mayChange(call) && overlapsWindow(call, from, to)
-      );
-    });
+  const at = (i: number) => calls[i] as HistoryCall;
+  // The calls that may have changed the record, by what they do.
+  const unarchivers = indices.filter((i) => at(i).kind === 'unarchive' && mayChange(at(i)));
+  const archivers = indices.filter((i) => at(i).kind !== 'unarchive' && mayChange(at(i)));
+  /** Whether one of `changers`, other than a and b, can come between a and b. */
+  const between = (a: number, b: number, changers: readonly number[]) => {
+    const from = Math.min(at(a).invokedAt, at(b).invokedAt);
+    const to = Math.max(at(a).completedAt as number, at(b).completedAt as number);
+    return changers.some((i) => i !== a && i !== b && overlapsWindow(at(i), from, to));
   };
-  const unarchive = (kind: ChangeKind) => kind === 'unarchive';
-  const archive = (kind: ChangeKind) => kind !== 'unarchive';
-  const answered200 = (kind: (k: ChangeKind) => boolean) =>
-    indices.filter((i) => {
-      const call = calls[i] as HistoryCall;
-      return call.determinate && kind(call.kind) && call.answer?.status === 200;
-    });
-  const archives = answered200(archive).filter((i) => calls[i]?.answer?.deleted === true);
-  for (const a of archives) {
-    const x = calls[a] as HistoryCall;
-    for (const b of indices) {
-      const y = calls[b] as HistoryCall;
-      if (y.invokedAt <= (x.completedAt as number) || !showsNotArchived(y, x)) continue;
-      if (between(a, b, unarchive)) continue;
+  const ok200 = (i: number) => at(i).determinate && at(i).answer?.status === 200;
+  const archivedBy = (i: number) =>
+    ok200(i) && at(i).kind !== 'unarchive' && at(i).answer?.deleted === true;
+  // The pairs with a blocked call, each once, in the history's order.
+  const pairs: [number, number][] = [];
+  const seen = new Set<string>();
+  for (const x of blocked) {
+    for (const y of indices) {
+      const pair: [number, number] = x < y ? [x, y] : [y, x];
+      if (x === y || seen.has(`${pair}`)) continue;
+      seen.add(`${pair}`);
+      pairs.push(pair);
+    }
+  }
+  pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  for (const [a, b] of pairs) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (!archivedBy(x) || at(y).invokedAt <= (at(x).completedAt as number)) continue;
+      if (!showsNotArchived(at(y), at(x)) || between(x, y, unarchivers)) continue;
       const what = record.kind === 'shift' ? 'delete' : 'archive';
       return {
-        summary: `${callName(calls, a)} answered 200 with ${record.label} ${archived}, but ${callName(calls, b)}, sent after that answer, found it not ${archived} (${y.outcome}), and no unarchive that could come between them changed it: the ${what} was lost`,
-        marked: [a, b],
+        summary: `${callName(calls, x)} answered 200 with ${record.label} ${archived}, but ${callName(calls, y)}, sent after that answer, found it not ${archived} (${at(y).outcome}), and no unarchive that could come between them changed it: the ${what} was lost`,
+        marked: [x, y],
       };
     }
   }
-  const unarchives = answered200(unarchive);
-  for (const [i, a] of unarchives.entries()) {
-    for (const b of unarchives.slice(i + 1)) {
-      if (between(a, b, archive)) continue;
+  for (const [a, b] of pairs) {
+    const both = ok200(a) && ok200(b);
+    if (
+      both &&
+      at(a).kind === 'unarchive' &&
+      at(b).kind === 'unarchive' &&
+      !between(a, b, archivers)
+    ) {
       return {
         summary: `two unarchives of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, both answered 200: in any order, the second finds the employee not archived and must answer 400 EMPLOYEE_NOT_ARCHIVED`,
         marked: [a, b],
       };
     }
   }
-  for (const [i, a] of archives.entries()) {
-    for (const b of archives.slice(i + 1)) {
-      const x = (calls[a] as HistoryCall).answer?.deletedDate;
-      const y = (calls[b] as HistoryCall).answer?.deletedDate;
-      if (x === y || between(a, b, unarchive)) continue;
-      const what = record.kind === 'shift' ? 'deletes' : 'archives';
-      return {
-        summary: `two ${what} of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, answered different deletedDates, ${x} and ${y}: in any order, the second finds the ${record.kind} ${archived} and must answer its deletedDate unchanged`,
-        marked: [a, b],
-      };
-    }
+  for (const [a, b] of pairs) {
+    const x = at(a).answer?.deletedDate;
+    const y = at(b).answer?.deletedDate;
+    if (!archivedBy(a) || !archivedBy(b) || x === y || between(a, b, unarchivers)) continue;
+    const what = record.kind === 'shift' ? 'deletes' : 'archives';
+    return {
+      summary: `two ${what} of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, answered different deletedDates, ${x} and ${y}: in any order, the second finds the ${record.kind} ${archived} and must answer its deletedDate unchanged`,
+      marked: [a, b],
+    };
   }
   return undefined;
 }
@@ -215,7 +224,11 @@ export function checkHistory(
         : `The furthest order found is ${order.join(', ')}; after it the ${record.kind} is ${describeState(record.kind, verdict.state)}`;
     const blocked = verdict.blocked.map((b) => `${callName(calls, global(b.index))} ${b.why}`);
     const detail = `${after}, and no call can come next: ${blocked.join('; ')}.`;
-    const named = namedRace(calls, indices);
+    const named = namedRace(
+      calls,
+      indices,
+      verdict.blocked.map((b) => global(b.index)),
+    );
     return {
       kind: 'not-linearizable',
       record,

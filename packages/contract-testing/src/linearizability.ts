@@ -17,10 +17,10 @@ export interface TimedCall<C> {
   readonly completedAt: number | undefined;
 }
 
-/** What the model says of one call in one state. */
+/** What the model says of one call in one state: why it refuses, in words made when asked. */
 export type ModelStep<S> =
   | { readonly ok: true; readonly next: S }
-  | { readonly ok: false; readonly why: string };
+  | { readonly ok: false; readonly why: () => string };
 
 /** The sequential model the history is held to. */
 export interface SequentialModel<S, C> {
@@ -94,15 +94,28 @@ class Bits {
   }
 }
 
+/** A node of the search: the calls done (the last one, and the node before), the state. */
 interface Frame<S> {
   readonly done: Bits;
   readonly state: S;
-  /** Calls done, in order (shared prefix with the parent frame). */
-  readonly order: readonly number[];
+  readonly parent: Frame<S> | undefined;
+  /** The call done last, in the history; -1 at the start. */
+  readonly index: number;
+  readonly depth: number;
+  readonly determinateDone: number;
   readonly candidates: readonly number[];
   next: number;
   /** The candidates the model refused here, and why. */
-  readonly refused: Blocked[];
+  readonly refused: { readonly index: number; readonly why: () => string }[];
+}
+
+/** The calls done to reach `frame`, in order. */
+function orderOf<S>(frame: Frame<S>): number[] {
+  const order: number[] = [];
+  for (let at: Frame<S> | undefined = frame; at !== undefined && at.index >= 0; at = at.parent) {
+    order.push(at.index);
+  }
+  return order.reverse();
 }
 
 /**
@@ -134,15 +147,15 @@ export function checkLinearizable<S, C>(
   const seen = new Set<string>();
   const finals = new Map<string, S>();
   let steps = 0;
-  let firstOrder: readonly number[] | undefined;
-  let deepest: { order: readonly number[]; state: S; blocked: readonly Blocked[] } | undefined;
+  let first: Frame<S> | undefined;
+  let deepest: Frame<S> | undefined;
 
   /** The calls real time lets come next: invoked no later than the earliest completion left. */
   const candidatesOf = (done: Bits): number[] => {
     let earliest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
       const at = completed[i] as number;
-      if (!done.has(i) && at < earliest) earliest = at;
+      if (at < earliest && !done.has(i)) earliest = at;
     }
     const list: number[] = [];
     for (let i = 0; i < n; i++) {
@@ -150,35 +163,42 @@ export function checkLinearizable<S, C>(
     }
     return list;
   };
-  const doneDeterminate = (done: Bits) => {
-    let count = 0;
-    for (let i = 0; i < n; i++) if (determinate[i] && done.has(i)) count++;
-    return count;
-  };
 
   for (const initial of initialStates) {
     const stack: Frame<S>[] = [];
-    const push = (done: Bits, state: S, order: readonly number[]) => {
-      const key = `${done.key()}|${model.key(state)}`;
+    const push = (parent: Frame<S> | undefined, index: number, state: S) => {
+      const done = parent === undefined ? new Bits(n) : parent.done.with(index);
+      const stateKey = model.key(state);
+      const key = `${done.key()}|${stateKey}`;
       if (seen.has(key)) return;
       seen.add(key);
-      if (doneDeterminate(done) === determinateCount) {
-        firstOrder ??= order;
-        finals.set(model.key(state), state);
+      const frame: Frame<S> = {
+        done,
+        state,
+        parent,
+        index,
+        depth: parent === undefined ? 0 : parent.depth + 1,
+        determinateDone:
+          (parent?.determinateDone ?? 0) + (index >= 0 && determinate[index] ? 1 : 0),
+        candidates: candidatesOf(done),
+        next: 0,
+        refused: [],
+      };
+      if (frame.determinateDone === determinateCount) {
+        first ??= frame;
+        finals.set(stateKey, state);
       }
-      stack.push({ done, state, order, candidates: candidatesOf(done), next: 0, refused: [] });
+      stack.push(frame);
     };
-    push(new Bits(n), initial, []);
+    push(undefined, -1, initial);
     while (stack.length > 0) {
-      if (firstOrder !== undefined && !finalStates) break;
+      if (first !== undefined && !finalStates) break;
       const frame = stack[stack.length - 1] as Frame<S>;
       const index = frame.candidates[frame.next];
       if (index === undefined) {
         stack.pop();
         // A dead end: the deepest one explains the history best.
-        if (frame.refused.length > 0 && frame.order.length > (deepest?.order.length ?? -1)) {
-          deepest = { order: frame.order, state: frame.state, blocked: frame.refused };
-        }
+        if (frame.refused.length > 0 && frame.depth > (deepest?.depth ?? -1)) deepest = frame;
         continue;
       }
       frame.next++;
@@ -188,15 +208,33 @@ export function checkLinearizable<S, C>(
         (history[index] as TimedCall<C>).call,
         determinate[index] as boolean,
       );
-      if (step.ok) push(frame.done.with(index), step.next, [...frame.order, index]);
+      if (step.ok) push(frame, index, step.next);
       else frame.refused.push({ index, why: step.why });
     }
-    if (firstOrder !== undefined && !finalStates) break;
+    if (first !== undefined && !finalStates) break;
   }
-  if (firstOrder !== undefined) {
-    return { kind: 'linearizable', order: firstOrder, finalStates: [...finals.values()], steps };
+  if (first !== undefined) {
+    return {
+      kind: 'linearizable',
+      order: orderOf(first),
+      finalStates: [...finals.values()],
+      steps,
+    };
   }
-  const fallback = { order: [], state: initialStates[0] as S, blocked: [] };
-  const { order, state, blocked } = deepest ?? fallback;
-  return { kind: 'not-linearizable', deepest: order, state, blocked, steps };
+  if (deepest === undefined) {
+    return {
+      kind: 'not-linearizable',
+      deepest: [],
+      state: initialStates[0] as S,
+      blocked: [],
+      steps,
+    };
+  }
+  return {
+    kind: 'not-linearizable',
+    deepest: orderOf(deepest),
+    state: deepest.state,
+    blocked: deepest.refused.map((r) => ({ index: r.index, why: r.why() })),
+    steps,
+  };
 }

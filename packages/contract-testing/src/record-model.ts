@@ -44,8 +44,21 @@ export interface RecordCall {
 /** A date the model knows nothing of. */
 export const UNKNOWN_DATE: DateSlot = { atLeast: Number.NEGATIVE_INFINITY };
 
-const lowest = (slot: DateSlot): number =>
-  'value' in slot ? Date.parse(slot.value) : slot.atLeast;
+/** Dates parsed, by their text: a search tries each answer in many states (at most 4096 kept). */
+const parsed = new Map<string, number>();
+
+/** `Date.parse`, once per text. */
+function timeOf(text: string): number {
+  let at = parsed.get(text);
+  if (at === undefined) {
+    at = Date.parse(text);
+    if (parsed.size >= 4096) parsed.clear();
+    parsed.set(text, at);
+  }
+  return at;
+}
+
+const lowest = (slot: DateSlot): number => ('value' in slot ? timeOf(slot.value) : slot.atLeast);
 
 const showSlot = (slot: DateSlot): string =>
   'value' in slot
@@ -84,19 +97,19 @@ const slotKey = (slot: DateSlot | undefined) =>
 
 type Bound<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly why: string };
+  | { readonly ok: false; readonly why: () => string };
 
 /** An answer's date held to what the state knows of it: equal when known, bound when not. */
 function bindDate(name: string, slot: DateSlot, shown: string | undefined): Bound<DateSlot> {
-  if (shown === undefined) return { ok: false, why: `its answer has no ${name}` };
+  if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
   if ('value' in slot) {
     return shown === slot.value
       ? { ok: true, value: slot }
-      : { ok: false, why: `${name} must stay ${slot.value}; answered ${shown}` };
+      : { ok: false, why: () => `${name} must stay ${slot.value}; answered ${shown}` };
   }
-  return Date.parse(shown) >= slot.atLeast
+  return timeOf(shown) >= slot.atLeast
     ? { ok: true, value: { value: shown } }
-    : { ok: false, why: `${name} ${shown} is before ${showSlot(slot)}` };
+    : { ok: false, why: () => `${name} ${shown} is before ${showSlot(slot)}` };
 }
 
 /** A date a change sets: not before the modifiedDate it finds, nor before the request was sent. */
@@ -106,21 +119,43 @@ function newDate(
   earliest: number,
   shown: string | undefined,
 ): Bound<DateSlot> {
-  if (shown === undefined) return { ok: false, why: `its answer has no ${name}` };
-  const at = Date.parse(shown);
+  if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
+  const at = timeOf(shown);
   if (!(at >= lowest(before))) {
     return {
       ok: false,
-      why: `it sets ${name} ${shown}, before the modifiedDate it finds, ${showSlot(before)}`,
+      why: () => `it sets ${name} ${shown}, before the modifiedDate it finds, ${showSlot(before)}`,
     };
   }
   if (!(at >= earliest)) {
     return {
       ok: false,
-      why: `it sets ${name} ${shown}, before the request was sent (${new Date(earliest).toISOString()} by the target's clock)`,
+      why: () =>
+        `it sets ${name} ${shown}, before the request was sent (${new Date(earliest).toISOString()} by the target's clock)`,
     };
   }
   return { ok: true, value: { value: shown } };
+}
+
+/**
+ * A refusal, its words made only when a report needs them: what the call finds, then what it must
+ * answer and what it answered, or why its dates cannot be.
+ */
+function refusal(
+  record: 'employee' | 'shift',
+  state: RecordModelState,
+  answer: ChangeAnswer,
+  must: string | (() => string),
+): ModelStep<RecordModelState> {
+  return {
+    ok: false,
+    why: () => {
+      const finds = `finds the ${record} ${describeState(record, state)}`;
+      return typeof must === 'string'
+        ? `${finds}: must ${must}; answered ${describeAnswer(answer)}`
+        : `${finds}: ${must()}`;
+    },
+  };
 }
 
 /**
@@ -155,35 +190,34 @@ export function recordModel(
         };
       }
       const { answer } = call;
-      const finds = `finds the ${record} ${describeState(record, state)}`;
-      const refuse = (must: string): ModelStep<RecordModelState> => ({
-        ok: false,
-        why: `${finds}: must ${must}; answered ${describeAnswer(answer)}`,
-      });
       if (call.kind === 'unarchive' && !changes) {
         return answer.status === 400 && answer.code === 'EMPLOYEE_NOT_ARCHIVED'
           ? { ok: true, next: state }
-          : refuse('answer 400 EMPLOYEE_NOT_ARCHIVED');
+          : refusal(record, state, answer, 'answer 400 EMPLOYEE_NOT_ARCHIVED');
       }
       const deleted = call.kind !== 'unarchive';
       if (answer.status !== 200) {
-        return refuse(
+        return refusal(
+          record,
+          state,
+          answer,
           `answer 200 with ${changes ? `the ${record} ${deleted ? archived : 'unarchived'}` : 'it unchanged'}`,
         );
       }
-      if (answer.deleted !== deleted) return refuse(`answer deleted ${deleted}`);
+      if (answer.deleted !== deleted)
+        return refusal(record, state, answer, `answer deleted ${deleted}`);
       const created = bindDate('createdDate', state.createdDate, answer.createdDate);
-      if (!created.ok) return { ok: false, why: `${finds}: ${created.why}` };
+      if (!created.ok) return refusal(record, state, answer, created.why);
       if (!changes) {
         // A no-op: the record as it is, every date included.
         const modified = bindDate('modifiedDate', state.modifiedDate, answer.modifiedDate);
-        if (!modified.ok) return refuse('answer it unchanged');
+        if (!modified.ok) return refusal(record, state, answer, 'answer it unchanged');
         const deletedDate = bindDate(
           'deletedDate',
           state.deletedDate ?? UNKNOWN_DATE,
           answer.deletedDate,
         );
-        if (!deletedDate.ok) return refuse('answer it unchanged');
+        if (!deletedDate.ok) return refusal(record, state, answer, 'answer it unchanged');
         return {
           ok: true,
           next: {
@@ -200,7 +234,7 @@ export function recordModel(
         call.earliest,
         answer.modifiedDate,
       );
-      if (!modified.ok) return { ok: false, why: `${finds}: ${modified.why}` };
+      if (!modified.ok) return refusal(record, state, answer, modified.why);
       if (!deleted) {
         return {
           ok: true,
@@ -218,7 +252,7 @@ export function recordModel(
         call.earliest,
         answer.deletedDate,
       );
-      if (!deletedDate.ok) return { ok: false, why: `${finds}: ${deletedDate.why}` };
+      if (!deletedDate.ok) return refusal(record, state, answer, deletedDate.why);
       return {
         ok: true,
         next: {

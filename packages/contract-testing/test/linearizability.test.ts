@@ -14,7 +14,7 @@ const register: SequentialModel<number, RegisterCall> = {
   step(state, call, determinate) {
     if (call.op === 'write') return { ok: true, next: call.value };
     if (!determinate || call.value === state) return { ok: true, next: state };
-    return { ok: false, why: `read ${call.value}, the register holds ${state}` };
+    return { ok: false, why: () => `read ${call.value}, the register holds ${state}` };
   },
 };
 
