@@ -1,18 +1,19 @@
-// The concurrent group as the target sees it, and its failures as a user reads them. Against the
-// reference router over the memory store, answering each change a few milliseconds later (a
-// target's latency, so that requests sent at once are under way at once), the server's own log
-// shows what a case sends: 2 to 4 branches, each on a connection of its own besides the main one
-// (the prefix's and the suffix's), released together and under way at once, each branch's calls
-// back to back; and collisions on the same records in every combination (the same call twice,
-// archive against unarchive, GUID against external id). Against race mutants of the mutation
-// suite: a failure shrinks to the smallest history, even for a race that shows only some of the
+// The concurrent group as the target and the kit see it, and its failures as a user reads them.
+// Against the reference router over the memory store, the server's log (the order requests arrive
+// in, and on which connection) and the kit's own sends show what a case is: 2 to 4 branches, each
+// on a connection of its own besides the main one (the prefix's and the suffix's), released
+// together (every branch's first call sent before any call is answered), each branch's calls back
+// to back; and collisions on the same records in every combination (the same call twice, archive
+// against unarchive, GUID against external id). That they are then under way at once is shown
+// through a proxy, with servers in processes of their own (concurrent-no-false-alarms.test.ts).
+// Against race mutants of the mutation suite: a failure shrinks to the smallest history, even for a race that shows only some of the
 // times it is sent (each shrinking candidate is sent a few times), and the report says why no
 // order fits, with a timeline, the curl commands of each branch and the seed.
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
 import { prepareContract, runProperties, runSettingsOf } from '../src/check-api-contract.js';
-import { checkApiContract, type PropertyResult } from '../src/index.js';
+import type { PropertyResult } from '../src/index.js';
 import { MUTANTS } from './support/mutants.js';
 import { AUTH, type BreakHooks, demoSeedJson, routerTarget } from './support/router-target.js';
 
@@ -23,8 +24,14 @@ interface Seen {
   /** The record named, by GUID, and whether by external id. */
   readonly record: string;
   readonly byExternalId: boolean;
-  readonly arrived: number;
-  finished: number;
+}
+
+/** A request as the kit sent it: its branch (none for the prefix and suffix), sent and answered. */
+interface Sent {
+  readonly run: number;
+  readonly branch: number | undefined;
+  readonly sent: number;
+  answered: number;
 }
 
 const seed = demoSeedJson as {
@@ -37,11 +44,11 @@ const byExternalId = new Map(
   ),
 );
 
-/** Middleware that logs each request with its socket, and holds each change `delayMs` before the router. */
-function logging(log: Seen[], run: () => number, delayMs: number): RequestHandler {
+/** Middleware that logs each request, in the order they arrive, with the connection it came on. */
+function logging(log: Seen[], run: () => number): RequestHandler {
   const sockets = new WeakMap<object, number>();
   let opened = 0;
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const id = decodeURIComponent(
       /^\/labor\/v1\/(?:employees|shifts)\/([^/]+)/.exec(req.path)?.[1] ?? '',
     );
@@ -50,30 +57,23 @@ function logging(log: Seen[], run: () => number, delayMs: number): RequestHandle
       socket = ++opened;
       sockets.set(req.socket, socket);
     }
-    const seen: Seen = {
+    log.push({
       run: run(),
       socket,
       method: req.method,
       record: byExternalId.get(id) ?? id,
       byExternalId: byExternalId.has(id),
-      arrived: performance.now(),
-      finished: Number.POSITIVE_INFINITY,
-    };
-    log.push(seen);
-    res.once('finish', () => {
-      seen.finished = performance.now();
     });
-    setTimeout(next, delayMs);
+    next();
   };
 }
 
-describe('a run of the concurrent group, as the target sees it', () => {
-  it('sends each case as a prefix, 2 to 4 branches on connections of their own, under way at once, and a suffix', async () => {
+describe('a run of the concurrent group', () => {
+  it('sends each case as a prefix, 2 to 4 branches released together on connections of their own, and a suffix', async () => {
     const log: Seen[] = [];
     let run = 0;
-    const hooks: BreakHooks = { before: [logging(log, () => run, 3)] };
-    const target = await routerTarget(hooks);
-    const report = await checkApiContract({
+    const target = await routerTarget({ before: [logging(log, () => run)] });
+    const options = {
       target: {
         handler: target.handler,
         reset: () => {
@@ -83,11 +83,29 @@ describe('a run of the concurrent group, as the target sees it', () => {
       },
       seed: demoSeedJson,
       auth: AUTH,
-      only: ['concurrent'],
-      runs: 40,
-      rngSeed: 7,
-    });
-    expect(report.results.map((r) => [r.name, r.status])).toEqual([['concurrent.races', 'passed']]);
+      only: ['concurrent' as const],
+    };
+    const prepared = await prepareContract(options);
+    // The kit's own sends, timed where it makes them: when each request is handed to Node's HTTP
+    // client, and when its answer is in.
+    const sends: Sent[] = [];
+    const { client } = prepared.engine;
+    const sendOn = client.sendOn.bind(client);
+    client.sendOn = async (agent, branch, req, onAnswer) => {
+      const sent: Sent = { run, branch, sent: performance.now(), answered: Infinity };
+      sends.push(sent);
+      const res = await sendOn(agent, branch, req, onAnswer);
+      sent.answered = performance.now();
+      return res;
+    };
+    let results: PropertyResult[];
+    try {
+      results = await runProperties(prepared, { rngSeed: 7, runs: 40, shrinkTimeLimitMs: 0 });
+    } finally {
+      await prepared.close();
+    }
+    expect(results.map((r) => [r.name, r.status])).toEqual([['concurrent.races', 'passed']]);
+    expect(run).toBe(40);
 
     // The main connection: the one the first case's last request came on (its suffix).
     const main = log.filter((s) => s.run === 1).at(-1)?.socket;
@@ -95,30 +113,32 @@ describe('a run of the concurrent group, as the target sees it', () => {
     const collisions = new Set<string>();
     for (let r = 1; r <= run; r++) {
       const calls = log.filter((s) => s.run === r);
-      const branches = calls.filter((s) => s.socket !== main);
-      const sockets = [...new Set(branches.map((s) => s.socket))];
+      const onBranches = calls.filter((s) => s.socket !== main);
+      const sockets = [...new Set(onBranches.map((s) => s.socket))];
       branchCounts.add(sockets.length);
+      const kit = sends.filter((s) => s.run === r && s.branch !== undefined);
+      expect(new Set(kit.map((s) => s.branch)).size).toBe(sockets.length);
       expect(sockets.length).toBeGreaterThanOrEqual(2);
       expect(sockets.length).toBeLessThanOrEqual(4);
-      // The prefix before every branch call, the suffix after: on the main connection.
-      const first = Math.min(...branches.map((s) => s.arrived));
-      const last = Math.max(...branches.map((s) => s.finished));
+      // The prefix arrived before any branch's call, the suffix after all of them.
+      const at = (s: Seen) => log.indexOf(s);
+      const first = Math.min(...onBranches.map(at));
+      const last = Math.max(...onBranches.map(at));
       for (const s of calls.filter((c) => c.socket === main)) {
-        expect(s.finished <= first || s.arrived >= last).toBe(true);
+        expect(at(s) < first || at(s) > last).toBe(true);
       }
-      // Released together: each branch's first call arrived before any branch call was answered.
-      const firsts = sockets.map((socket) => branches.find((s) => s.socket === socket) as Seen);
-      const answered = Math.min(...branches.map((s) => s.finished));
-      for (const s of firsts) expect(s.arrived).toBeLessThan(answered);
-      // Back to back on each connection: one call under way at a time.
-      for (const socket of sockets) {
-        const own = branches.filter((s) => s.socket === socket);
+      // Released together: each branch's first call was sent before any call of the case was
+      // answered; then each branch's calls went back to back, on its own connection.
+      const answered = Math.min(...kit.map((s) => s.answered));
+      for (const branch of new Set(kit.map((s) => s.branch))) {
+        const own = kit.filter((s) => s.branch === branch);
+        expect((own[0] as Sent).sent).toBeLessThan(answered);
         for (const [i, s] of own.entries()) {
-          if (i > 0) expect(s.arrived).toBeGreaterThanOrEqual((own[i - 1] as Seen).finished);
+          if (i > 0) expect(s.sent).toBeGreaterThanOrEqual((own[i - 1] as Sent).answered);
         }
       }
-      for (const [i, a] of branches.entries()) {
-        for (const b of branches.slice(i + 1)) {
+      for (const [i, a] of onBranches.entries()) {
+        for (const b of onBranches.slice(i + 1)) {
           if (a.socket === b.socket || a.record !== b.record) continue;
           if (a.method === b.method && a.byExternalId === b.byExternalId)
             collisions.add('same call');
@@ -128,7 +148,6 @@ describe('a run of the concurrent group, as the target sees it', () => {
         }
       }
     }
-    expect(run).toBe(40);
     expect([...branchCounts].sort()).toEqual([2, 3, 4]);
     expect([...collisions].sort()).toEqual([
       'GUID and external id',

@@ -181,6 +181,7 @@ describe('the concurrent group finds no race where there is none', () => {
       '1 passed, 0 failed',
     );
     expect(run.code).toBe(0);
+    expect(memoryProxied.mostUnderWay()).toBeGreaterThanOrEqual(3);
     expectPassed(JSON.parse(await readFile(file, 'utf8')) as Report);
     expect(await readFile(page, 'utf8')).toContain(
       '<title>workforce-kit contract report: 1 passed, 0 failed</title>',
@@ -190,6 +191,8 @@ describe('the concurrent group finds no race where there is none', () => {
 
   it('on the reference server over PGlite, behind the same proxy', async () => {
     expectPassed(await races(pgliteProxied.url, DEMO_SEED_FILE));
+    // The branches were under way at once: the proxy had up to four of them.
+    expect(pgliteProxied.mostUnderWay()).toBeGreaterThanOrEqual(3);
   });
 
   it('on two server processes sharing one PostgreSQL server, behind a round-robin balancer', async () => {
@@ -203,6 +206,7 @@ describe('the concurrent group finds no race where there is none', () => {
   it('on the same two processes, behind the balancer and the proxy that holds each request', async () => {
     expectPassed(await races(balancedProxied.url, otherSeedFile));
     expect(balancedProxied.forwarded.every((count) => count > 0)).toBe(true);
+    expect(balancedProxied.mostUnderWay()).toBeGreaterThanOrEqual(3);
   });
 });
 

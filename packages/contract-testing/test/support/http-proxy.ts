@@ -11,6 +11,8 @@ export interface HttpProxy {
   readonly url: string;
   /** Requests forwarded, by backend. */
   readonly forwarded: readonly number[];
+  /** The most requests it had under way at once (received, not yet answered in full). */
+  readonly mostUnderWay: () => number;
   close(): Promise<void>;
 }
 
@@ -31,8 +33,14 @@ export async function startProxy(
   const agent = new Agent({ keepAlive: true });
   const forwarded = backends.map(() => 0);
   let count = 0;
+  let underWay = 0;
+  let most = 0;
   const server: Server = createServer((req, res) => {
     const n = count++;
+    most = Math.max(most, ++underWay);
+    res.once('close', () => {
+      underWay--;
+    });
     const index = n % backends.length;
     const backend = new URL(backends[index] as string);
     forwarded[index] = (forwarded[index] ?? 0) + 1;
@@ -68,6 +76,7 @@ export async function startProxy(
   return {
     url: `http://127.0.0.1:${port}`,
     forwarded,
+    mostUnderWay: () => most,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
