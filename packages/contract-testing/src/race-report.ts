@@ -1,7 +1,7 @@
 // A failing case of the concurrent group as a report shows it: the record, why no order of its
 // calls fits (in the domain's words), and the history, as data (for the JSON and HTML reports)
 // and as a text timeline with a column per connection.
-import { branchLetter, type HistoryCall, type Phase } from './concurrent-history.js';
+import { branchLetter, type HistoryCall } from './concurrent-history.js';
 import type { WireRequest } from './http-client.js';
 import { Violation } from './rules.js';
 
@@ -9,7 +9,8 @@ import { Violation } from './rules.js';
 export interface RaceCallReport {
   /** Its number in the case (`#3`): the order the calls were sent in. */
   readonly number: number;
-  readonly phase: Phase;
+  /** Where it was sent: the sequential prefix, a branch, or the suffix. */
+  readonly phase: 'prefix' | 'branch' | 'suffix';
   /** 0 for the prefix and the suffix (the main connection); the branch's number (1 is A). */
   readonly lane: number;
   /** `unarchive of employee 6a2b… (PAYROLL:10042)`, `archive by external id of …`. */
@@ -37,6 +38,7 @@ export interface RaceReport {
   readonly detail: string;
   /** The branches of the case (the connections besides the main one). */
   readonly branches: number;
+  /** The calls, in the order they were sent. */
   readonly calls: readonly RaceCallReport[];
 }
 
