@@ -228,6 +228,7 @@ export function recordModel(
           },
         };
       }
+      // A change: modifiedDate (and, for an archive or a delete, deletedDate) set anew.
       const modified = newDate(
         'modifiedDate',
         state.modifiedDate,
@@ -235,31 +236,17 @@ export function recordModel(
         answer.modifiedDate,
       );
       if (!modified.ok) return refusal(record, state, answer, modified.why);
-      if (!deleted) {
-        return {
-          ok: true,
-          next: {
-            deleted: false,
-            createdDate: created.value,
-            modifiedDate: modified.value,
-            deletedDate: undefined,
-          },
-        };
-      }
-      const deletedDate = newDate(
-        'deletedDate',
-        state.modifiedDate,
-        call.earliest,
-        answer.deletedDate,
-      );
-      if (!deletedDate.ok) return refusal(record, state, answer, deletedDate.why);
+      const removed = deleted
+        ? newDate('deletedDate', state.modifiedDate, call.earliest, answer.deletedDate)
+        : undefined;
+      if (removed !== undefined && !removed.ok) return refusal(record, state, answer, removed.why);
       return {
         ok: true,
         next: {
-          deleted: true,
+          deleted,
           createdDate: created.value,
           modifiedDate: modified.value,
-          deletedDate: deletedDate.value,
+          deletedDate: removed?.value,
         },
       };
     },

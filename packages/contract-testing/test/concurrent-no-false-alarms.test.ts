@@ -26,7 +26,13 @@ import { errAsync, type ResultAsync } from 'neverthrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiContract, formatReport, type Report } from '../src/index.js';
 import { type HttpProxy, startProxy } from './support/http-proxy.js';
-import { runKit, type ServerProcess, startReferenceServer } from './support/processes.js';
+import {
+  kitServerEnv,
+  runKit,
+  type ServerProcess,
+  startReferenceServer,
+  targetArgs,
+} from './support/processes.js';
 import {
   AUDIENCE,
   AUTH,
@@ -63,14 +69,7 @@ function otherSeed(): Record<string, unknown> {
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-const serverEnv = {
-  AUTH_MODE: 'jwt',
-  AUTH_HS256_SECRET: secret,
-  AUTH_ISSUER: ISSUER,
-  AUTH_AUDIENCE: AUDIENCE,
-  RATE_LIMIT_PER_SECOND: '100000',
-  RATE_LIMIT_PER_15_MIN: '1000000',
-};
+const serverEnv = kitServerEnv(secret);
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-concurrent-'));
@@ -156,16 +155,7 @@ describe('the concurrent group finds no race where there is none', () => {
     const file = join(folder, 'memory.json');
     const page = join(folder, 'memory.html');
     const run = await runKit([
-      '--base-url',
-      memoryProxied.url,
-      '--seed',
-      DEMO_SEED_FILE,
-      '--hs256-secret',
-      secret,
-      '--issuer',
-      ISSUER,
-      '--audience',
-      AUDIENCE,
+      ...targetArgs(memoryProxied.url, DEMO_SEED_FILE, secret),
       '--only',
       'concurrent',
       '--runs',
