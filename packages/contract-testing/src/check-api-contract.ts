@@ -3,7 +3,7 @@
 import { authProperties } from './auth-properties.js';
 import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
-import type { Engine } from './engine.js';
+import { type Engine, reseed } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -179,6 +179,8 @@ export async function runProperties(
   } = {},
 ): Promise<PropertyResult[]> {
   const results: PropertyResult[] = [];
+  // A run starts from the seed: an in-process target another run used is reset first.
+  await reseed(prepared.engine);
   for (const [index, definition] of prepared.properties.entries()) {
     const result = await runProperty(prepared.engine, definition, {
       runs: settings.runs,

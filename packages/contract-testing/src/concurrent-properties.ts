@@ -18,7 +18,7 @@ import {
   type Phase,
   type RaceRecord,
 } from './concurrent-history.js';
-import { type Engine, sendOn } from './engine.js';
+import { type Engine, reseed, sendOn } from './engine.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -39,13 +39,7 @@ import {
 } from './record-model.js';
 import { type Call, callToWire } from './requests.js';
 import { observe } from './state-oracle.js';
-import {
-  cloneKnowledge,
-  DATE_FIELDS,
-  type RecordState,
-  seedKnowledge,
-  type WorldRecord,
-} from './world.js';
+import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
 /** How often a case is sent once a property has failed (shrinking, replay): a race may not recur. */
 const ATTEMPTS_AFTER_FAILURE = 3;
@@ -448,10 +442,7 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
           for (let attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
               engine.client.startRun();
-              if (engine.fresh !== undefined) {
-                await engine.fresh();
-                engine.knowledge = seedKnowledge(engine.world);
-              }
+              await reseed(engine);
               engine.runStart = cloneKnowledge(engine.knowledge);
             }
             if ((await runCase(plan)) === 'undecided') trial.undecided++;

@@ -12,7 +12,7 @@ import {
 import type { Spec, SpecOperation } from './spec-reader.js';
 import type { Role } from './state-table-operations.js';
 import type { TokenSource } from './token-source.js';
-import type { Knowledge, World } from './world.js';
+import { type Knowledge, seedKnowledge, type World } from './world.js';
 
 /** One run of the kit: made by `prepareContract`, shared by nothing else. */
 export interface Engine extends CheckContext {
@@ -62,4 +62,14 @@ export async function sendOn(
     if (error instanceof TargetUnavailable) engine.coverage.checked('target-available');
     throw error;
   }
+}
+
+/**
+ * Puts a fresh, seeded app behind the base URL, and the knowledge back to the seed, when the
+ * target can be reset (an in-process one); a live target is left as it is.
+ */
+export async function reseed(engine: Engine): Promise<void> {
+  if (engine.fresh === undefined) return;
+  await engine.fresh();
+  engine.knowledge = seedKnowledge(engine.world);
 }

@@ -3,7 +3,7 @@
 // each with the answer the target gave), and by the kit itself, which first brings the target back
 // to the state the run started from.
 import { branchLetter } from './concurrent-history.js';
-import { type Engine, send } from './engine.js';
+import { type Engine, reseed, send } from './engine.js';
 import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import { type Call, callToWire } from './requests.js';
@@ -91,10 +91,7 @@ function callsToRunStart(engine: Engine, failure: FailedRun, from: Knowledge): C
  * answers move the knowledge and are held to nothing. Returns whether the records are there.
  */
 export async function restoreRunStart(engine: Engine, failure: FailedRun): Promise<boolean> {
-  if (engine.fresh !== undefined) {
-    await engine.fresh();
-    engine.knowledge = seedKnowledge(engine.world);
-  }
+  await reseed(engine);
   for (const call of callsToRunStart(engine, failure, engine.knowledge)) {
     const answer = await send(engine, await callToWire(engine, call), engine.operations[call.role]);
     observe(engine, engine.knowledge, call, answer.response);

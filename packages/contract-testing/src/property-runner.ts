@@ -7,13 +7,13 @@
 // shrinking's deadline) belongs to that property's trial, never to the module: two runs of the kit
 // in one process are independent.
 import fc from 'fast-check';
-import type { Engine } from './engine.js';
+import { type Engine, reseed } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
 import type { PropertyGroup } from './property-groups.js';
 import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
-import { cloneKnowledge, seedKnowledge } from './world.js';
+import { cloneKnowledge } from './world.js';
 
 /** A fast-check property over a tuple of generated arguments. */
 export type ContractProperty = fc.IAsyncProperty<unknown[]>;
@@ -167,10 +167,7 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
-      if (fresh && engine.fresh !== undefined) {
-        await engine.fresh();
-        engine.knowledge = seedKnowledge(engine.world);
-      }
+      if (fresh) await reseed(engine);
       engine.runStart = cloneKnowledge(engine.knowledge);
       try {
         await body(...args);

@@ -13,6 +13,7 @@ import {
   runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
+import { reseed } from './engine.js';
 import { runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
 
@@ -47,7 +48,8 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
     const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
-    beforeAll(() => {});
+    // The suite starts from the seed: an in-process target another suite used is reset first.
+    beforeAll(() => reseed(prepared.engine));
     afterAll(() => prepared.close());
     for (const [index, definition] of prepared.properties.entries()) {
       const title = `${definition.name}: ${definition.summary}`;

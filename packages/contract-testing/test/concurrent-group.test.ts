@@ -71,7 +71,8 @@ function logging(log: Seen[], run: () => number): RequestHandler {
 describe('a run of the concurrent group', () => {
   it('sends each case as a prefix, 2 to 4 branches released together on connections of their own, and a suffix', async () => {
     const log: Seen[] = [];
-    let run = 0;
+    // The target is reset as the run starts, then before each case: case n is the nth after that.
+    let run = -1;
     const target = await routerTarget({ before: [logging(log, () => run)] });
     const options = {
       target: {
