@@ -11,9 +11,11 @@
 // order fits, with a timeline, the curl commands of each branch and the seed.
 import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareContract, runProperties, runSettingsOf } from '../src/check-api-contract.js';
-import type { PropertyResult } from '../src/index.js';
+import { formatResultLine, type PropertyResult } from '../src/index.js';
+import { type PropertyDefinition, runProperty } from '../src/property-runner.js';
 import { MUTANTS } from './support/mutants.js';
 import { AUTH, type BreakHooks, demoSeedJson, routerTarget } from './support/router-target.js';
 
@@ -270,5 +272,42 @@ describe('a race found', () => {
     expect(result.counterexample).toMatch(
       /^\[prefix: nothing; branch A: unarchive 6a2b9c4d; branch B: unarchive 6a2b9c4d; suffix: /,
     );
+  });
+});
+
+describe('a history the checker cannot decide within its bound', () => {
+  it('makes the property undecided, never passed', async () => {
+    const target = await routerTarget();
+    const prepared = await prepareContract({
+      target: target.handler,
+      seed: demoSeedJson,
+      auth: AUTH,
+    });
+    try {
+      // A property whose every run leaves a history undecided, as the group counts them.
+      const undecided: PropertyDefinition = {
+        name: 'test.undecided',
+        group: 'concurrent',
+        summary: 'every history undecided',
+        build: (trial) =>
+          fc.asyncProperty(
+            fc.nat(),
+            trial.predicate({ fresh: false }, async () => {
+              trial.undecided++;
+            }),
+          ),
+      };
+      const result = await runProperty(prepared.engine, undecided, {
+        runs: 5,
+        seed: 1,
+        shrinkTimeLimitMs: 0,
+      });
+      expect(result).toMatchObject({ status: 'undecided', runs: 5, undecided: 5 });
+      expect(formatResultLine(result)).toBe(
+        "? test.undecided  undecided: 5 histories too large to check within the checker's bound",
+      );
+    } finally {
+      await prepared.close();
+    }
   });
 });
