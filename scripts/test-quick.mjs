@@ -27,9 +27,12 @@ const NEEDS_SERVERS = [
   'test/jwt-verifier.test.ts',
   // fetch-adapter: Hono on @hono/node-server
   'test/hono-node-server.test.ts',
-  // contract-testing: the kit against servers, and its CLI as a process
+  // contract-testing: the kit against servers, its CLI as a process, its HTML report in Chromium
   'test/cli-exit-codes.test.ts',
   'test/cli-reference-server.test.ts',
+  'test/concurrent-group.test.ts',
+  'test/concurrent-no-false-alarms.test.ts',
+  'test/html-report.test.ts',
   'test/kit-memory.test.ts',
   'test/mutation-suite.test.ts',
   'test/property-runner.test.ts',

@@ -2,8 +2,8 @@
 // runs it: against the API of each adapter (Express, Fastify) over the memory store, here with
 // response validation on (a response that does not match the spec would be a 500, which the kit
 // reports). The kit generates the requests from openapi/openapi.yaml and holds every answer to
-// it; each stateful run starts on a fresh store of the seed (`reset`); a last test holds the run to
-// full coverage. The world: three restaurants (one archived), each with
+// it; each stateful run starts on a fresh store of the seed (`reset`), and so does each case of
+// concurrent changes; a last test holds the run to full coverage. The world: three restaurants (one archived), each with
 // employees archived and not, and shifts, one external id shared by all three.
 
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
@@ -65,7 +65,7 @@ for (const adapter of ADAPTERS) {
     },
     seed: seedToJson(seed) as Record<string, unknown>,
     auth: { hs256Secret: SECRET, issuer: ISSUER, audience: AUDIENCE },
-    only: ['stateless', 'stateful', 'auth'],
+    only: ['stateless', 'stateful', 'auth', 'concurrent'],
     runs: 150,
     // A last test: every declared status the kit can provoke seen, every rule checked (the
     // isolation group's rules too: the other groups' requests name other restaurants' records).

@@ -1,8 +1,9 @@
 // The engine's entry point: read the spec and the seed, reach the target, run the properties one
 // by one, and report what they found and what the run covered.
 import { authProperties } from './auth-properties.js';
+import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
-import type { Engine } from './engine.js';
+import { type Engine, reseed } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -12,6 +13,7 @@ import {
   type PropertyResult,
   runProperty,
 } from './property-runner.js';
+import { writeReports } from './report-files.js';
 import { loadSeed, type SeedInput } from './seed-source.js';
 import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
@@ -48,7 +50,7 @@ export interface ContractOptions {
    * 0 reports the first failing case as found. @default 10000
    */
   readonly shrinkTimeLimitMs?: number;
-  /** The groups of properties to run. @default all: stateless, stateful, auth, isolation */
+  /** The groups of properties to run. @default all: stateless, stateful, auth, isolation, concurrent */
   readonly only?: readonly PropertyGroup[];
   /** Requests per second at most (stay within the target's rate limits). @default no limit */
   readonly rate?: number;
@@ -62,14 +64,22 @@ export interface ContractOptions {
   readonly minCoverage?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
+  /**
+   * Files to write the report to as well, each in the format its name says: `.html` (one
+   * self-contained page to look at, a race's history drawn as a timeline), `.json`, `.xml`
+   * (JUnit).
+   */
+  readonly report?: string | readonly string[];
 }
 
 /** What a run of the kit found. */
 export interface Report {
-  /** Every property held (or could not apply), and, when asked, the coverage is full. */
+  /** Every property held (or could not apply), none was undecided, and, when asked, the coverage is full. */
   readonly ok: boolean;
   readonly passed: number;
   readonly failed: number;
+  /** Properties with histories too large to check within the checker's bound (never passed). */
+  readonly undecided: number;
   readonly notApplicable: number;
   readonly results: readonly PropertyResult[];
   /** Requests sent, 429s included. */
@@ -128,6 +138,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     ...pathProperties(engine),
     ...stateProperties(engine),
     ...authProperties(engine, options.auth),
+    ...concurrentProperties(engine),
   ];
   const order = (p: PropertyDefinition) => GROUPS.indexOf(p.group);
   return {
@@ -174,6 +185,8 @@ export async function runProperties(
   } = {},
 ): Promise<PropertyResult[]> {
   const results: PropertyResult[] = [];
+  // A run starts from the seed: an in-process target another run used is reset first.
+  await reseed(prepared.engine);
   for (const [index, definition] of prepared.properties.entries()) {
     const result = await runProperty(prepared.engine, definition, {
       runs: settings.runs,
@@ -223,10 +236,11 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const coverage = prepared.engine.coverage.coverage(spec);
   const gaps = coverageGaps(coverage);
   const minCoverage = options.minCoverage ? { met: gaps.length === 0, gaps } : undefined;
-  return {
-    ok: count('failed') === 0 && (minCoverage?.met ?? true),
+  const report: Report = {
+    ok: count('failed') === 0 && count('undecided') === 0 && (minCoverage?.met ?? true),
     passed: count('passed'),
     failed: count('failed'),
+    undecided: count('undecided'),
     notApplicable: count('not-applicable'),
     results,
     requests: client.requests,
@@ -240,4 +254,6 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
   };
+  if (options.report !== undefined) await writeReports(report, [options.report].flat());
+  return report;
 }

@@ -3,11 +3,11 @@
 // property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
 // on a coverage gap, or when the target cannot be tested; 2 on bad usage. The arguments are
 // checked before the engine (the spec, its validators, fast-check) is loaded.
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Report } from './check-api-contract.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
-import { formatReport, formatResultLine, toJsonReport, toJUnitXml } from './report-format.js';
+import { REPORT_FILE } from './report-files.js';
+import { formatReport, formatResultLine } from './report-format.js';
 import type { AuthOptions } from './token-source.js';
 
 const USAGE = `Usage: workforce-kit-contract --base-url URL --seed FILE (--hs256-secret SECRET [--issuer ISS] [--audience AUD] | --token-command CMD) [options]
@@ -30,7 +30,8 @@ The target must be freshly loaded with the seed file: the kit changes its record
                             found so far is reported (default 10; 0: the first failing case as found)
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
-  --report FILE             also write the report: .xml (JUnit) or .json (may be repeated)
+  --report FILE             also write the report: .html (a page to look at, each race's history
+                            drawn as a timeline), .json or .xml (JUnit); may be repeated
   --min-coverage            fail unless the run saw every declared status it can provoke and
                             checked every rule (groups left out by --only may leave rules unchecked)
   --help                    this text
@@ -115,7 +116,7 @@ for (const group of only ?? []) {
 }
 const reportFiles = (values.report ?? []) as string[];
 for (const file of reportFiles) {
-  if (!/\.(xml|json)$/i.test(file)) usage('--report must name a .xml (JUnit) or .json file');
+  if (!REPORT_FILE.test(file)) usage('--report must name a .html, .json or .xml (JUnit) file');
 }
 const runs = integer('--runs', text('runs'), 1);
 const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
@@ -135,6 +136,7 @@ try {
     ...(shrinkSeconds === undefined ? {} : { shrinkTimeLimitMs: shrinkSeconds * 1000 }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
     minCoverage: values['min-coverage'] === true,
+    report: reportFiles,
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
   });
 } catch (error) {
@@ -143,7 +145,4 @@ try {
   process.exit(2);
 }
 process.stdout.write(`${formatReport(report, { lines: false })}\n`);
-for (const file of reportFiles) {
-  await writeFile(file, /\.xml$/i.test(file) ? toJUnitXml(report) : toJsonReport(report));
-}
 process.exit(report.ok ? 0 : 1);

@@ -3,11 +3,16 @@
 // request: each answer counted for the operations it answers.
 import { Answer, type CheckContext } from './answer-checks.js';
 import type { CoverageTally } from './coverage.js';
-import { type HttpClient, TargetUnavailable, type WireRequest } from './http-client.js';
+import {
+  type Connection,
+  type HttpClient,
+  TargetUnavailable,
+  type WireRequest,
+} from './http-client.js';
 import type { Spec, SpecOperation } from './spec-reader.js';
 import type { Role } from './state-table-operations.js';
 import type { TokenSource } from './token-source.js';
-import type { Knowledge, World } from './world.js';
+import { type Knowledge, seedKnowledge, type World } from './world.js';
 
 /** One run of the kit: made by `prepareContract`, shared by nothing else. */
 export interface Engine extends CheckContext {
@@ -32,13 +37,23 @@ export interface Engine extends CheckContext {
  * for the statuses of `operations`: the request's operation, the operations of its path for a
  * method the path does not take, none for a path that names no operation.
  */
-export async function send(
+export function send(
   engine: Engine,
   req: WireRequest,
   ...operations: readonly SpecOperation[]
 ): Promise<Answer> {
+  return sendOn(engine, engine.client, req, ...operations);
+}
+
+/** {@link send} on `via`: the main connection, or a branch's own. */
+export async function sendOn(
+  engine: Engine,
+  via: HttpClient | Connection,
+  req: WireRequest,
+  ...operations: readonly SpecOperation[]
+): Promise<Answer> {
   try {
-    const res = await engine.client.send(req, (status) => {
+    const res = await via.send(req, (status) => {
       for (const op of operations) engine.coverage.answered(op.id, status);
     });
     engine.coverage.checked('target-available');
@@ -47,4 +62,14 @@ export async function send(
     if (error instanceof TargetUnavailable) engine.coverage.checked('target-available');
     throw error;
   }
+}
+
+/**
+ * Puts a fresh, seeded app behind the base URL, and the knowledge back to the seed, when the
+ * target can be reset (an in-process one); a live target is left as it is.
+ */
+export async function reseed(engine: Engine): Promise<void> {
+  if (engine.fresh === undefined) return;
+  await engine.fresh();
+  engine.knowledge = seedKnowledge(engine.world);
 }

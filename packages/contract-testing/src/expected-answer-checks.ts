@@ -4,9 +4,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Answer, jsonOf } from './answer-checks.js';
 import { changeTimeOf } from './change-time.js';
+import type { RuleName } from './rules.js';
 import type { SpecOperation } from './spec-reader.js';
 import type { Expected } from './state-oracle.js';
-import { DATE_FIELDS, type Knowledge } from './world.js';
+import { DATE_FIELDS, type Knowledge, type WorldRecord } from './world.js';
 
 /** The dates an archive or a delete sets. */
 const DATES_SET = ['modifiedDate', 'deletedDate'] as const;
@@ -23,6 +24,47 @@ function describeDiff(
         `${key}: ${key in got ? JSON.stringify(got[key]) : '(absent)'}, expected ${key in want ? JSON.stringify(want[key]) : '(absent)'}`,
     )
     .join('; ');
+}
+
+/** The JSON object an answer's body holds (empty when it holds none). */
+export function bodyOf(answer: Answer): Readonly<Record<string, unknown>> {
+  const json = jsonOf(answer.response);
+  return json !== null && typeof json === 'object' ? { ...json } : {};
+}
+
+/**
+ * Holds a record's body to what no call changes: it is `record` (rule `rule`), with the seed's
+ * fields, and deletedDate present exactly when it says deleted; with `deleted`, it says that.
+ */
+export function checkRecordBody(
+  answer: Answer,
+  body: Readonly<Record<string, unknown>>,
+  record: WorldRecord,
+  { rule, deleted }: { readonly rule: RuleName; readonly deleted?: boolean },
+): void {
+  answer.check(
+    body.guid === record.guid,
+    rule,
+    () => `expected the record ${record.guid}: ${answer.show()}`,
+  );
+  if (deleted !== undefined) {
+    answer.check(
+      body.deleted === deleted,
+      rule,
+      () => `expected deleted: ${deleted}: ${answer.show()}`,
+    );
+  }
+  const fields = Object.fromEntries(
+    Object.entries(body).filter(
+      ([key]) => !(DATE_FIELDS as readonly string[]).includes(key) && key !== 'deleted',
+    ),
+  );
+  answer.check(
+    isDeepStrictEqual(fields, record.fields),
+    'record-fields',
+    () => `${record.guid}: ${describeDiff(fields, record.fields)}`,
+  );
+  answer.check('deletedDate' in body === (body.deleted === true), 'deleted-date');
 }
 
 /** Holds `answer` to `expected` in the state `knowledge` describes; throws a Violation. */
@@ -46,9 +88,7 @@ export function checkExpected(
   );
   answer.documented(op);
   if (answer.request.method === 'HEAD') return;
-  const json = jsonOf(answer.response);
-  const body: Readonly<Record<string, unknown>> =
-    json !== null && typeof json === 'object' ? { ...json } : {};
+  const body = bodyOf(answer);
   if (expected.kind === 'restaurant') {
     const want = expected.restaurant.fields;
     answer.check(
@@ -61,27 +101,7 @@ export function checkExpected(
   const { record, transition, rule } = expected;
   const before = knowledge.get(record.guid) ?? { deleted: record.seedDeleted, dates: {} };
   const deleted = transition === 'none' ? before.deleted : transition !== 'unarchive';
-  answer.check(
-    body.guid === record.guid,
-    rule,
-    () => `expected the record ${record.guid}: ${answer.show()}`,
-  );
-  answer.check(
-    body.deleted === deleted,
-    rule,
-    () => `expected deleted: ${deleted}: ${answer.show()}`,
-  );
-  const fields = Object.fromEntries(
-    Object.entries(body).filter(
-      ([key]) => !(DATE_FIELDS as readonly string[]).includes(key) && key !== 'deleted',
-    ),
-  );
-  answer.check(
-    isDeepStrictEqual(fields, record.fields),
-    'record-fields',
-    () => `${record.guid}: ${describeDiff(fields, record.fields)}`,
-  );
-  answer.check('deletedDate' in body === deleted, 'deleted-date');
+  checkRecordBody(answer, body, record, { rule, deleted });
   const known = before.dates;
   if (known.createdDate !== undefined) {
     answer.check(

@@ -2,7 +2,8 @@
 // to the state the run started from, its records only, then the run's requests as curl commands,
 // each with the answer the target gave), and by the kit itself, which first brings the target back
 // to the state the run started from.
-import { type Engine, send } from './engine.js';
+import { branchLetter } from './concurrent-history.js';
+import { type Engine, reseed, send } from './engine.js';
 import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import { type Call, callToWire } from './requests.js';
@@ -90,10 +91,7 @@ function callsToRunStart(engine: Engine, failure: FailedRun, from: Knowledge): C
  * answers move the knowledge and are held to nothing. Returns whether the records are there.
  */
 export async function restoreRunStart(engine: Engine, failure: FailedRun): Promise<boolean> {
-  if (engine.fresh !== undefined) {
-    await engine.fresh();
-    engine.knowledge = seedKnowledge(engine.world);
-  }
+  await reseed(engine);
   for (const call of callsToRunStart(engine, failure, engine.knowledge)) {
     const answer = await send(engine, await callToWire(engine, call), engine.operations[call.role]);
     observe(engine, engine.knowledge, call, answer.response);
@@ -120,8 +118,30 @@ export async function replayOf(engine: Engine, failure: FailedRun): Promise<stri
     replay.push(...setup);
     replay.push('# The failing run:');
   }
-  for (const exchange of failure.transcript) {
-    replay.push(`${toCurl(engine.client, exchange.request)}  ${outcomeOf(exchange)}`);
+  const line = (exchange: Exchange) =>
+    `${toCurl(engine.client, exchange.request)}  ${outcomeOf(exchange)}`;
+  const first = failure.transcript.findIndex((e) => e.branch !== undefined);
+  if (first === -1) {
+    replay.push(...failure.transcript.map(line));
+    return replay;
   }
+  // A concurrent case: its prefix, then each branch's requests back to back in a background
+  // group of their own (each on its own connection, as the kit sent them), then its suffix.
+  const branches = new Map<number, Exchange[]>();
+  for (const e of failure.transcript) {
+    if (e.branch !== undefined) branches.set(e.branch, [...(branches.get(e.branch) ?? []), e]);
+  }
+  const last = failure.transcript.findLastIndex((e) => e.branch !== undefined);
+  if (first > 0)
+    replay.push('# The prefix, in order:', ...failure.transcript.slice(0, first).map(line));
+  replay.push('# The branches, sent at once, each on its own connection:');
+  for (const [branch, exchanges] of [...branches].sort(([a], [b]) => a - b)) {
+    replay.push(
+      '{',
+      ...exchanges.map((e) => `  ${line(e)}`),
+      `} &  # branch ${branchLetter(branch)}`,
+    );
+  }
+  replay.push('wait', '# The suffix, in order:', ...failure.transcript.slice(last + 1).map(line));
   return replay;
 }

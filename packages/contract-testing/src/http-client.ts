@@ -1,8 +1,16 @@
 // Requests on the wire: one keep-alive connection, an optional pace, 429s waited out (a 429 with
 // Retry-After is a documented answer, never a violation), every exchange counted and kept in the
-// transcript of the current run.
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+// transcript of the current run. The concurrent group opens more connections, one per branch of a
+// case, each connected before its branch is released.
+
+import {
+  type ClientRequestArgs,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
 
 export interface WireRequest {
   readonly method: string;
@@ -25,6 +33,8 @@ export interface WireResponse {
 export interface Exchange {
   readonly request: WireRequest;
   readonly response: WireResponse;
+  /** The branch of a concurrent case it was sent on (1, 2, …); absent on the main connection. */
+  readonly branch?: number;
 }
 
 /** The target did not let the kit go on: rate-limited for too long, unreachable, silent. */
@@ -61,6 +71,8 @@ export class HttpClient {
   /** The exchanges of the current run. */
   transcript: Exchange[] = [];
   private readonly agent: HttpAgent;
+  /** The branches' connections, by branch. */
+  private readonly connections = new Map<number, Connection>();
   private readonly options: HttpClientOptions;
   private nextSlot = 0;
 
@@ -87,14 +99,48 @@ export class HttpClient {
    * Sends `req`; a 429 is waited out (Retry-After) and the request sent again. `onAnswer` hears
    * the status of every answer, each 429 included.
    */
-  async send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
+  send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
+    return this.sendOn(this.agent, undefined, req, onAnswer);
+  }
+
+  /**
+   * The connection of branch `branch` of a concurrent case, its own: connected when this resolves
+   * (the one of the last case when it is still open, a new one otherwise), so that the branch's
+   * first request goes out at once. Its requests count here; `close` closes it.
+   */
+  async connection(branch: number): Promise<Connection> {
+    const open = this.connections.get(branch);
+    if (open?.connected) return open;
+    open?.close();
+    const options = {
+      host: this.baseUrl.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: this.baseUrl.port === '' ? undefined : Number(this.baseUrl.port),
+      servername: this.baseUrl.hostname,
+    };
+    const agent = await preconnectedAgent(this.baseUrl.protocol === 'https:', options);
+    const connection = new Connection(this, agent, branch);
+    this.connections.set(branch, connection);
+    return connection;
+  }
+
+  /** Sends `req` over `agent`'s connection (see {@link send}), tagged with its branch. */
+  async sendOn(
+    agent: HttpAgent,
+    branch: number | undefined,
+    req: WireRequest,
+    onAnswer?: (status: number) => void,
+  ): Promise<WireResponse> {
     const limit = this.options.maxRateLimitWaitMs ?? 30_000;
     let waited = 0;
     for (;;) {
-      const res = await this.sendOnce(req);
+      const res = await this.sendOnce(req, agent);
       onAnswer?.(res.status);
       if (res.status !== 429) {
-        this.transcript.push({ request: req, response: res });
+        this.transcript.push(
+          branch === undefined
+            ? { request: req, response: res }
+            : { request: req, response: res, branch },
+        );
         return res;
       }
       this.rateLimited++;
@@ -119,7 +165,7 @@ export class HttpClient {
     if (slot > now) await sleep(slot - now);
   }
 
-  private async sendOnce(req: WireRequest): Promise<WireResponse> {
+  private async sendOnce(req: WireRequest, agent: HttpAgent): Promise<WireResponse> {
     await this.pace();
     this.requests++;
     const url = new URL(this.urlOf(req.path));
@@ -136,7 +182,7 @@ export class HttpClient {
           // The path as generated, not as URL would normalize it.
           path: `${this.baseUrl.pathname.replace(/\/$/, '')}${req.path}`,
           headers: req.headers,
-          agent: this.agent,
+          agent,
           timeout,
         },
         (incoming) => {
@@ -168,6 +214,85 @@ export class HttpClient {
     });
     this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
     return res;
+  }
+
+  close(): void {
+    this.agent.destroy();
+    for (const connection of this.connections.values()) connection.close();
+    this.connections.clear();
+  }
+}
+
+/**
+ * A keep-alive agent of one socket, connected before its first request: the socket is opened by
+ * the agent's own `createConnection`, kept, and handed to the first request by an override of it
+ * (Node's documented way for an agent to supply its own socket); a later request, should the
+ * target close it, gets a new one.
+ */
+async function preconnectedAgent(
+  tls: boolean,
+  options: ClientRequestArgs & { readonly servername?: string },
+): Promise<{ readonly agent: HttpAgent; readonly socket: () => Duplex | undefined }> {
+  const agent = tls
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const create = agent.createConnection.bind(agent);
+  const socket = create(options);
+  if (socket === null || socket === undefined) return { agent, socket: () => undefined };
+  await new Promise<void>((resolve, reject) => {
+    socket.once(tls ? 'secureConnect' : 'connect', () => resolve());
+    socket.once('error', (error) => {
+      agent.destroy();
+      reject(new TargetUnavailable(`cannot connect to ${options.host}: ${error.message}`));
+    });
+  });
+  // An error before the first request (the target closed it) leaves a destroyed socket, which
+  // the first request replaces.
+  socket.removeAllListeners('error');
+  socket.on('error', () => {});
+  let ready: Duplex | undefined = socket;
+  let current: Duplex | undefined = socket;
+  agent.createConnection = (requestOptions, callback) => {
+    const preconnected = ready;
+    ready = undefined;
+    current =
+      preconnected !== undefined && !preconnected.destroyed
+        ? preconnected
+        : (create(requestOptions, callback) ?? undefined);
+    return current;
+  };
+  const destroy = agent.destroy.bind(agent);
+  agent.destroy = () => {
+    ready?.destroy();
+    destroy();
+  };
+  return { agent, socket: () => current };
+}
+
+/** A connection of its own, for one branch of a concurrent case; its requests count in the client. */
+export class Connection {
+  private readonly agent: HttpAgent;
+  private readonly socket: () => Duplex | undefined;
+
+  constructor(
+    private readonly client: HttpClient,
+    { agent, socket }: Awaited<ReturnType<typeof preconnectedAgent>>,
+    /** The branch it serves (1, 2, …), which tags its exchanges in the transcript. */
+    readonly branch: number,
+  ) {
+    this.agent = agent;
+    this.socket = socket;
+  }
+
+  /** Whether its socket is still open (the target may close an idle one). */
+  get connected(): boolean {
+    const socket = this.socket();
+    return socket !== undefined && !socket.destroyed;
+  }
+
+  /** Sends `req` on this connection (see {@link HttpClient.send}). */
+  send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
+    return this.client.sendOn(this.agent, this.branch, req, onAnswer);
   }
 
   close(): void {

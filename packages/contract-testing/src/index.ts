@@ -23,8 +23,10 @@ export {
   type Report,
 } from './check-api-contract.js';
 export type { Coverage, UnseenStatus } from './coverage.js';
+export { toHtmlReport } from './html-report.js';
 export { GROUPS, type PropertyGroup } from './property-groups.js';
 export type { PropertyResult } from './property-runner.js';
+export type { RaceCallReport, RaceReport } from './race-report.js';
 export {
   formatCoverage,
   formatFailure,

@@ -1,7 +1,7 @@
 // The groups of properties a run can be limited to (`--only`): a module of its own, so that the
 // command checks its arguments before it loads the engine.
 
-/** The four groups of properties (`--only`). */
-export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation'] as const;
+/** The groups of properties (`--only`), in the order a run takes them. */
+export const GROUPS = ['stateless', 'stateful', 'auth', 'isolation', 'concurrent'] as const;
 /** One of the {@link GROUPS}. */
 export type PropertyGroup = (typeof GROUPS)[number];

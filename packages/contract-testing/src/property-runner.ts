@@ -7,12 +7,13 @@
 // shrinking's deadline) belongs to that property's trial, never to the module: two runs of the kit
 // in one process are independent.
 import fc from 'fast-check';
-import type { Engine } from './engine.js';
+import { type Engine, reseed } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
 import type { PropertyGroup } from './property-groups.js';
+import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
-import { cloneKnowledge, seedKnowledge } from './world.js';
+import { cloneKnowledge } from './world.js';
 
 /** A fast-check property over a tuple of generated arguments. */
 export type ContractProperty = fc.IAsyncProperty<unknown[]>;
@@ -37,7 +38,8 @@ export interface PropertyResult {
   readonly name: string;
   readonly group: PropertyGroup;
   readonly summary: string;
-  readonly status: 'passed' | 'failed' | 'not-applicable';
+  /** Undecided: no run failed, and some history was too large to check within its bound. */
+  readonly status: 'passed' | 'failed' | 'not-applicable' | 'undecided';
   /** Runs made (shrinking excluded). */
   readonly runs: number;
   /** Requests this property sent, shrinking included. */
@@ -80,6 +82,10 @@ export interface PropertyResult {
   readonly replayBroke?: RuleName | 'error';
   /** Failed: shell commands that replay the failing run. */
   readonly replay?: readonly string[];
+  /** Failed by a race (the concurrent group): the smallest failing history. */
+  readonly race?: RaceReport;
+  /** Undecided: the runs whose history the checker could not decide. */
+  readonly undecided?: number;
 }
 
 /** How the replay of a counterexample went. */
@@ -120,6 +126,8 @@ export class Trial {
   failure: FailedRun | undefined;
   /** Set when a run starts past the shrinking's deadline: shrinking ended there. */
   shrinkTimeLimitReached = false;
+  /** Runs whose history the linearizability checker could not decide within its bound. */
+  undecided = 0;
   /** Set once the target stops answering: the remaining runs fail at once. */
   private unavailable: TargetUnavailable | undefined;
   /** When shrinking must end: the first failure's time and the time limit. */
@@ -135,6 +143,11 @@ export class Trial {
     readonly engine: Engine,
     private readonly shrinkTimeLimitMs: number,
   ) {}
+
+  /** Whether a run is a retry of a failure (shrinking, or the replay): a race may not recur. */
+  get retrying(): boolean {
+    return this.shrinkDeadline !== undefined || this.replaying;
+  }
 
   /**
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
@@ -159,10 +172,7 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
-      if (fresh && engine.fresh !== undefined) {
-        await engine.fresh();
-        engine.knowledge = seedKnowledge(engine.world);
-      }
+      if (fresh) await reseed(engine);
       engine.runStart = cloneKnowledge(engine.knowledge);
       try {
         await body(...args);
@@ -232,10 +242,16 @@ export async function runProperty(
   if (!details.failed) {
     return {
       ...base,
-      status: 'passed',
+      status: trial.undecided > 0 ? 'undecided' : 'passed',
       runs: details.numRuns,
       requests: engine.client.requests - requestsBefore,
       durationMs: Date.now() - started,
+      ...(trial.undecided > 0
+        ? {
+            undecided: trial.undecided,
+            message: `${trial.undecided} histories too large to check within the checker's bound`,
+          }
+        : {}),
     };
   }
   const error = details.errorInstance;
@@ -273,5 +289,6 @@ export async function runProperty(
             : { replayBroke: replayed.broke }),
         }),
     replay,
+    ...(error instanceof RaceViolation ? { race: error.race } : {}),
   };
 }

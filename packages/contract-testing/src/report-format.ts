@@ -15,6 +15,7 @@ export function formatResultLine(result: PropertyResult): string {
   }
   if (result.status === 'not-applicable')
     return `- ${result.name}  not applicable: ${result.message}`;
+  if (result.status === 'undecided') return `? ${result.name}  undecided: ${result.message}`;
   const unreproduced = result.reproduced === false ? ' (did not reproduce on replay)' : '';
   return `✘ ${result.name}  broke ${result.rule}: ${result.ruleText}${unreproduced}`;
 }
@@ -136,7 +137,8 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
     }`,
   );
   const short = report.minCoverage?.met === false ? ', minimum coverage not met' : '';
-  out.push(`${report.passed} passed, ${report.failed} failed${short}`);
+  const undecided = report.undecided > 0 ? `, ${report.undecided} undecided` : '';
+  out.push(`${report.passed} passed, ${report.failed} failed${undecided}${short}`);
   return out.join('\n');
 }
 
@@ -183,6 +185,9 @@ export function toJUnitXml(report: Report): string {
     if (result.status === 'not-applicable') {
       return `${open}\n    <skipped message="${xml(result.message ?? '')}"/>\n  </testcase>`;
     }
+    if (result.status === 'undecided') {
+      return `${open}\n    <failure message="undecided" type="undecided">${xml(result.message ?? '')}</failure>\n  </testcase>`;
+    }
     return `${open}\n    <failure message="${xml(`${result.rule}: ${result.ruleText}`)}" type="${xml(String(result.rule))}">${xml(formatFailure(result))}</failure>\n  </testcase>`;
   });
   const { minCoverage } = report;
@@ -194,7 +199,7 @@ export function toJUnitXml(report: Report): string {
         : `${open}\n    <failure message="minimum coverage not met" type="min-coverage">${xml(minCoverage.gaps.join('\n'))}</failure>\n  </testcase>`,
     );
   }
-  const failures = report.failed + (minCoverage?.met === false ? 1 : 0);
+  const failures = report.failed + report.undecided + (minCoverage?.met === false ? 1 : 0);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuite name="workforce-kit-contract" tests="${cases.length}" failures="${failures}" skipped="${report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`,

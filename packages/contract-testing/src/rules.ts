@@ -45,6 +45,8 @@ export const RULES = {
   'other-restaurant-invisible':
     "a record of another restaurant is invisible in this one's context: 404, never read or changed",
   'no-reveal': "no answer in one restaurant's context mentions another restaurant's records",
+  linearizable:
+    'changes of one record sent at once answer as some order of them would, one at a time, a call that completed before another was sent coming first (linearizable)',
   'target-available': 'the target answers (within the time and rate limits given)',
 } as const;
 

@@ -13,8 +13,9 @@ import {
   runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
+import { reseed } from './engine.js';
 import { runProperty } from './property-runner.js';
-import { formatCoverage, formatFailure } from './report-format.js';
+import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
 export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
@@ -47,7 +48,8 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
     const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
-    beforeAll(() => {});
+    // The suite starts from the seed: an in-process target another suite used is reset first.
+    beforeAll(() => reseed(prepared.engine));
     afterAll(() => prepared.close());
     for (const [index, definition] of prepared.properties.entries()) {
       const title = `${definition.name}: ${definition.summary}`;
@@ -66,6 +68,7 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
             shrinkTimeLimitMs,
           });
           if (result.status === 'failed') throw new Error(formatFailure(result));
+          if (result.status === 'undecided') throw new Error(formatResultLine(result));
         },
         options.timeoutMs ?? 120_000,
       );

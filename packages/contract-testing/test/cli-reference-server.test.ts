@@ -14,11 +14,14 @@ import { join } from 'node:path';
 import type { Report } from '@workforce-kit/contract-testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKit, type ServerProcess, startReferenceServer } from './support/processes.js';
+import {
+  kitServerEnv,
+  runKit,
+  type ServerProcess,
+  startReferenceServer,
+  targetArgs,
+} from './support/processes.js';
 import { DEMO_SEED_FILE } from './support/router-target.js';
-
-const ISSUER = 'https://id.example.com/';
-const AUDIENCE = 'workforce-api';
 
 let folder: string;
 let postgres: PostgresServer | undefined;
@@ -70,12 +73,7 @@ describe.each(targets)(
         ...(await storeEnv()),
         HTTP_FRAMEWORK: framework,
         SEED_FILE: DEMO_SEED_FILE,
-        AUTH_MODE: 'jwt',
-        AUTH_HS256_SECRET: secret,
-        AUTH_ISSUER: ISSUER,
-        AUTH_AUDIENCE: AUDIENCE,
-        RATE_LIMIT_PER_SECOND: '100000',
-        RATE_LIMIT_PER_15_MIN: '1000000',
+        ...kitServerEnv(secret),
       });
       expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
     }, 120_000);
@@ -88,16 +86,7 @@ describe.each(targets)(
       const report = join(folder, `${framework}-${store}.json`);
       const junit = join(folder, `${framework}-${store}.xml`);
       const args = [
-        '--base-url',
-        server.url,
-        '--seed',
-        DEMO_SEED_FILE,
-        '--hs256-secret',
-        secret,
-        '--issuer',
-        ISSUER,
-        '--audience',
-        AUDIENCE,
+        ...targetArgs(server.url, DEMO_SEED_FILE, secret),
         '--rng-seed',
         '42',
         '--min-coverage',

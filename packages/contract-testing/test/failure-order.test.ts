@@ -25,6 +25,7 @@ const reportOf = (results: readonly PropertyResult[]): Report => ({
   passed: 0,
   failed: results.length,
   notApplicable: 0,
+  undecided: 0,
   results,
   requests: results.length,
   rateLimited: 0,

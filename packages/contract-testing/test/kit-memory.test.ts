@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AUDIENCE, DEMO_SEED_FILE, ISSUER, SECRET } from './support/demo-seed.js';
-import { type ServerProcess, startReferenceServer } from './support/processes.js';
+import { DEMO_SEED_FILE, SECRET } from './support/demo-seed.js';
+import { kitServerEnv, type ServerProcess, startReferenceServer } from './support/processes.js';
 
 const PROBE = fileURLToPath(new URL('./support/heap-probe-kit.ts', import.meta.url));
 const RUNS = [20, 100] as const;
@@ -26,12 +26,7 @@ beforeAll(async () => {
       startReferenceServer({
         STORE: 'memory',
         SEED_FILE: DEMO_SEED_FILE,
-        AUTH_MODE: 'jwt',
-        AUTH_HS256_SECRET: SECRET,
-        AUTH_ISSUER: ISSUER,
-        AUTH_AUDIENCE: AUDIENCE,
-        RATE_LIMIT_PER_SECOND: '100000',
-        RATE_LIMIT_PER_15_MIN: '1000000',
+        ...kitServerEnv(SECRET),
       }),
     ),
   );

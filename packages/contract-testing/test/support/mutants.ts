@@ -1,12 +1,16 @@
 // Deliberately broken deployments: the real router over the memory store, each with one bug put
 // in by a wrapper (around the store or the token verifier) or by middleware before the router
 // (which rewrites the answer or the request). The mutation suite holds the kit to failing each.
+// The last ones break the contract only when two changes of one record overlap (races): their
+// stores answer later, as a database's do, so that requests sent at once are under way together.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import {
   type ConditionalWrite,
+  type ConditionalWriter,
   type Guid,
   type IdentityChangeRefused,
+  type MaybeAsync,
   parseGuid,
   parseRecordId,
   type RecordIdentifier,
@@ -16,7 +20,7 @@ import {
 } from '@workforce-kit/core';
 import type { ApiStore } from '@workforce-kit/express-adapter';
 import type { Request, RequestHandler } from 'express';
-import { okAsync, type ResultAsync } from 'neverthrow';
+import { ok, okAsync, ResultAsync } from 'neverthrow';
 import type { BreakHooks } from './router-target.js';
 
 /** What a request did, as the store wrappers see it. */
@@ -24,6 +28,8 @@ interface RequestScope {
   readonly method: string;
   readonly path: string;
   wrote: boolean;
+  /** The employee an unarchive request is unarchiving, once its store read names it. */
+  unarchiving?: Guid;
 }
 const scope = new AsyncLocalStorage<RequestScope>();
 
@@ -115,6 +121,78 @@ function editJson(answer: Answer, change: (body: Record<string, unknown>) => voi
   } catch {
     // not JSON: left as is
   }
+}
+
+/**
+ * `call`, made at once and answered once `wait` is over, as a database's answers come: a read
+ * shows the record as it was when it was made, however long its answer takes.
+ */
+function after<A extends unknown[], T, E>(
+  wait: () => Promise<void>,
+  call: (...args: A) => MaybeAsync<T, E>,
+): (...args: A) => ResultAsync<T, E> {
+  return (...args) => {
+    const answer = toResultAsync(call(...args));
+    return new ResultAsync(wait().then(() => answer));
+  };
+}
+
+/** The next turn of the event loop: requests that arrived together all read before any writes. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A timer of `ms()` milliseconds. */
+const millis = (ms: () => number) => () =>
+  new Promise<void>((resolve) => setTimeout(resolve, ms()));
+
+/**
+ * The bug of a hand-written store: a write that skips the version check. It reads the record's
+ * version, then writes over whatever is stored, so a change decided on a stale read wins.
+ */
+function blindWrite<T extends { readonly guid: Guid; readonly restaurantGuid: Guid }>(
+  repository: ConditionalWriter<T> & {
+    find(restaurant: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError>;
+  },
+  field: 'employeeId' | 'shiftId',
+) {
+  return (change: ConditionalWrite<T>) =>
+    toResultAsync(
+      repository.find(
+        change.record.restaurantGuid,
+        parseRecordId(change.record.guid, field)._unsafeUnwrap(),
+      ),
+    ).andThen((current) =>
+      toResultAsync(
+        repository.write({
+          ...change,
+          expectedVersion:
+            (current as { version?: number } | null)?.version ?? change.expectedVersion,
+        }),
+      ),
+    );
+}
+
+/** The employees being unarchived by requests under way, and how many each. */
+function unarchivesUnderWay() {
+  const underWay = new Map<Guid, number>();
+  const tracking: RequestHandler = (req, res, next) => {
+    const current: RequestScope = { method: req.method, path: req.path, wrote: false };
+    res.once('close', () => {
+      const guid = current.unarchiving;
+      if (guid === undefined) return;
+      const left = (underWay.get(guid) ?? 1) - 1;
+      if (left === 0) underWay.delete(guid);
+      else underWay.set(guid, left);
+    });
+    scope.run(current, next);
+  };
+  const noteRead = (id: RecordIdentifier) => {
+    const current = scope.getStore();
+    if (current === undefined || !current.path.endsWith('/unarchive') || id.kind !== 'guid') return;
+    if (current.unarchiving !== undefined) return;
+    current.unarchiving = id.guid;
+    underWay.set(id.guid, (underWay.get(id.guid) ?? 0) + 1);
+  };
+  return { tracking, noteRead, underWay: (guid: Guid) => underWay.has(guid) };
 }
 
 const isEmployeePath = (path: string) => /^\/labor\/v1\/employees\/[^/]+(\/unarchive)?$/.test(path);
@@ -575,6 +653,84 @@ export const MUTANTS: readonly Mutant[] = [
           });
         }),
       ],
+    },
+  },
+  {
+    name: 'overlapping-unarchives-both-200',
+    bug: 'two overlapping unarchives of one employee both answer 200: an unarchive writes without the version check, and the store answers a turn of the event loop later',
+    hooks: {
+      store: (store) => ({
+        ...store,
+        employees: {
+          find: after(nextTurn, (restaurant, id) => store.employees.find(restaurant, id)),
+          write: (change) =>
+            change.record.deleted
+              ? store.employees.write(change)
+              : blindWrite(store.employees, 'employeeId')(change),
+        },
+      }),
+    },
+  },
+  {
+    name: 'overlapping-deletes-differ',
+    bug: 'two overlapping deletes of one shift both change it, answering different deletedDates: a delete writes without the version check, and the store answers 0 to 2 ms later',
+    hooks: {
+      store: (store) => {
+        let reads = 0;
+        return {
+          ...store,
+          shifts: {
+            find: after(
+              millis(() => reads++ % 3),
+              (restaurant, id) => store.shifts.find(restaurant, id),
+            ),
+            write: blindWrite(store.shifts, 'shiftId'),
+          },
+        };
+      },
+    },
+  },
+  ((): Mutant => {
+    const unarchives = unarchivesUnderWay();
+    return {
+      name: 'archive-lost-to-unarchive',
+      bug: 'an archive that overlaps an unarchive of the same employee answers 200 and is lost: the store drops its write while the unarchive is under way',
+      hooks: {
+        before: [unarchives.tracking],
+        store: (store) => ({
+          ...store,
+          employees: {
+            find: after(nextTurn, (restaurant, id) => {
+              unarchives.noteRead(id);
+              return store.employees.find(restaurant, id);
+            }),
+            write: (change) =>
+              change.record.deleted && unarchives.underWay(change.record.guid)
+                ? ok({ ...change.record, version: change.expectedVersion + 1 })
+                : store.employees.write(change),
+          },
+        }),
+      },
+    };
+  })(),
+  {
+    name: 'lost-update-store',
+    bug: "a store whose writes skip the version check (read, then write), each of its calls answering a millisecond later, as a networked database's do",
+    hooks: {
+      store: (store) => {
+        const later = millis(() => 1);
+        return {
+          ...store,
+          employees: {
+            find: after(later, (restaurant, id) => store.employees.find(restaurant, id)),
+            write: after(later, blindWrite(store.employees, 'employeeId')),
+          },
+          shifts: {
+            find: after(later, (restaurant, id) => store.shifts.find(restaurant, id)),
+            write: after(later, blindWrite(store.shifts, 'shiftId')),
+          },
+        };
+      },
     },
   },
 ];

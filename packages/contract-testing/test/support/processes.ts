@@ -3,6 +3,7 @@
 // file), and the kit's own command.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { AUDIENCE, ISSUER } from './demo-seed.js';
 
 const here = fileURLToPath(new URL('../..', import.meta.url));
 const serverCli = fileURLToPath(new URL('../../../server/src/cli.ts', import.meta.url));
@@ -60,6 +61,36 @@ export async function startReferenceServer(env: Record<string, string>): Promise
     },
   };
 }
+
+/**
+ * The reference server's settings for the kit: jwt auth from the HS256 `secret` with the demo
+ * issuer and audience, and rate limits raised so that a run is not paced by them.
+ */
+export const kitServerEnv = (secret: string): Record<string, string> => ({
+  AUTH_MODE: 'jwt',
+  AUTH_HS256_SECRET: secret,
+  AUTH_ISSUER: ISSUER,
+  AUTH_AUDIENCE: AUDIENCE,
+  RATE_LIMIT_PER_SECOND: '100000',
+  RATE_LIMIT_PER_15_MIN: '1000000',
+});
+
+/**
+ * The command's arguments for the target at `baseUrl`, loaded with the seed file `seed`, that
+ * takes HS256 tokens of `secret` with the demo issuer and audience.
+ */
+export const targetArgs = (baseUrl: string, seed: string, secret: string): string[] => [
+  '--base-url',
+  baseUrl,
+  '--seed',
+  seed,
+  '--hs256-secret',
+  secret,
+  '--issuer',
+  ISSUER,
+  '--audience',
+  AUDIENCE,
+];
 
 export interface Finished {
   readonly code: number | null;

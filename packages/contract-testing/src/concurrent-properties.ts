@@ -1,0 +1,454 @@
+// The concurrent group: changes of the same few records sent at once, and the history held to the
+// state tables (linearizability). A case is a short sequential prefix, then 2 to 4 branches of
+// unarchives, archives (by GUID and by external id) and shift deletes, each branch on a
+// connection of its own, opened before the branches are released together, each branch's calls
+// back to back; then a sequential suffix whose calls show each record's final state through the
+// API's own operations (there is no read of an employee or a shift: an archive, an unarchive or a
+// delete shows it). Each call's invocation and completion are timed with a monotonic clock; each
+// answer is held to the spec on its own, and the history to the model by the checker
+// (concurrent-history.ts). A live target cannot be reset: the next case starts from every state
+// the last one may have left each record in.
+import fc from 'fast-check';
+import type { Answer } from './answer-checks.js';
+import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
+import {
+  branchLetter,
+  checkHistory,
+  type HistoryCall,
+  type Phase,
+  type RaceRecord,
+} from './concurrent-history.js';
+import { type Engine, reseed, sendOn } from './engine.js';
+import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
+import {
+  type Connection,
+  type HttpClient,
+  TargetUnavailable,
+  type WireRequest,
+} from './http-client.js';
+import { fullGrant } from './model-calls.js';
+import type { PropertyDefinition, Trial } from './property-runner.js';
+import { formatRaceTimeline, RaceViolation, raceReport } from './race-report.js';
+import {
+  type ChangeAnswer,
+  type ChangeKind,
+  type DateSlot,
+  describeAnswer,
+  type RecordModelState,
+  UNKNOWN_DATE,
+} from './record-model.js';
+import { type Call, callToWire } from './requests.js';
+import { observe } from './state-oracle.js';
+import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
+
+/** How often a case is sent once a property has failed (shrinking, replay): a race may not recur. */
+const ATTEMPTS_AFTER_FAILURE = 3;
+
+/** A call of a case before it is resolved: which of the case's records, and how (0 to 2). */
+interface CaseCall {
+  readonly record: number;
+  readonly how: number;
+}
+
+/** A case as generated: records of the world, the prefix, the branches, how the suffix shows each record. */
+interface RaceCase {
+  readonly records: readonly number[];
+  readonly prefix: readonly CaseCall[];
+  readonly branches: readonly (readonly CaseCall[])[];
+  readonly reveals: readonly number[];
+}
+
+/**
+ * The steps toward a smaller case that fast-check's own shrinking of arrays does not take, and a
+ * race needs: a whole branch removed, wherever it is; the prefix removed; the first call of every
+ * branch removed at once (the calls after them are then released together, as they raced); a
+ * branch's last call removed.
+ */
+function structuralShrinks(raceCase: RaceCase): RaceCase[] {
+  const { branches } = raceCase;
+  const out: RaceCase[] = [];
+  if (raceCase.prefix.length > 0) out.push({ ...raceCase, prefix: [] });
+  if (branches.length > 2) {
+    for (const i of branches.keys())
+      out.push({ ...raceCase, branches: branches.filter((_, j) => j !== i) });
+  }
+  if (branches.filter((b) => b.length > 1).length >= 2) {
+    out.push({ ...raceCase, branches: branches.map((b) => (b.length > 1 ? b.slice(1) : b)) });
+  }
+  for (const [i, branch] of branches.entries()) {
+    if (branch.length < 2) continue;
+    out.push({ ...raceCase, branches: branches.map((b, j) => (j === i ? b.slice(0, -1) : b)) });
+  }
+  return out;
+}
+
+/** The case generator: fast-check's, its shrinking preceded by {@link structuralShrinks}. */
+class RaceCaseArbitrary extends fc.Arbitrary<RaceCase> {
+  constructor(private readonly inner: fc.Arbitrary<RaceCase>) {
+    super();
+  }
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<RaceCase> {
+    return this.inner.generate(mrng, biasFactor);
+  }
+  canShrinkWithoutContext(value: unknown): value is RaceCase {
+    return this.inner.canShrinkWithoutContext(value);
+  }
+  shrink(value: RaceCase, context: unknown): fc.Stream<fc.Value<RaceCase>> {
+    // Each structural step is a value without context, which fast-check's own steps then shrink.
+    const own = structuralShrinks(value).map((c) => new fc.Value(c, undefined));
+    return fc.Stream.of(...own).join(this.inner.shrink(value, context));
+  }
+}
+
+/** A call of a case, resolved against the world. */
+interface Planned {
+  readonly record: WorldRecord;
+  readonly kind: ChangeKind;
+  readonly byExternalId: boolean;
+}
+
+/** A call sent, and what came back. */
+interface Sent {
+  readonly planned: Planned;
+  readonly phase: Phase;
+  readonly lane: number;
+  readonly call: Call;
+  readonly request: WireRequest;
+  readonly answer: Answer | undefined;
+  readonly error: TargetUnavailable | undefined;
+  /** The kit's clock when it was sent (ms since the epoch). */
+  readonly sentAt: number;
+  readonly invokedAt: number;
+  readonly completedAt: number | undefined;
+}
+
+const labelOf = (record: WorldRecord) =>
+  `${record.kind} ${record.guid}${record.externalId === undefined ? '' : ` (${record.externalId})`}`;
+
+/** The call `how` names on `record`: unarchive, archive by GUID or by external id; delete by either. */
+function resolve(record: WorldRecord, how: number): Planned {
+  const external = record.externalId !== undefined;
+  if (record.kind === 'shift')
+    return { record, kind: 'delete', byExternalId: external && how === 1 };
+  if (how === 0) return { record, kind: 'unarchive', byExternalId: false };
+  return { record, kind: 'archive', byExternalId: external && how === 2 };
+}
+
+/** The calls of the suffix that show `record`'s state: `reveal` picks them for an employee. */
+function reveals(record: WorldRecord, reveal: number): Planned[] {
+  if (record.kind === 'shift') return [{ record, kind: 'delete', byExternalId: false }];
+  const unarchive: Planned = { record, kind: 'unarchive', byExternalId: false };
+  const archive: Planned = { record, kind: 'archive', byExternalId: false };
+  return [[archive], [unarchive], [unarchive, archive]][reveal % 3] as Planned[];
+}
+
+interface Plan {
+  readonly prefix: readonly Planned[];
+  readonly branches: readonly (readonly Planned[])[];
+  readonly suffix: readonly Planned[];
+}
+
+function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
+  const records = raceCase.records.map((i) => pool[i % pool.length] as WorldRecord);
+  const resolved = (c: CaseCall) =>
+    resolve(records[c.record % records.length] as WorldRecord, c.how);
+  return {
+    prefix: raceCase.prefix.map(resolved),
+    branches: raceCase.branches.map((branch) => branch.map(resolved)),
+    suffix: records.flatMap((record, i) => reveals(record, raceCase.reveals[i] ?? 0)),
+  };
+}
+
+const showPlanned = (p: Planned) =>
+  `${p.kind}${p.kind === 'unarchive' ? '' : p.byExternalId ? ' by external id' : ' by GUID'} ${p.record.guid.slice(0, 8)}`;
+
+/** A case in words, as a counterexample prints. */
+function describeCase(plan: Plan): string {
+  const list = (calls: readonly Planned[]) => calls.map(showPlanned).join(', ') || 'nothing';
+  return [
+    `prefix: ${list(plan.prefix)}`,
+    ...plan.branches.map((calls, i) => `branch ${branchLetter(i + 1)}: ${list(calls)}`),
+    `suffix: ${list(plan.suffix)}`,
+  ].join('; ');
+}
+
+const callOfPlanned = (engine: Engine, p: Planned): Call => ({
+  role: p.kind === 'delete' ? 'deleteShift' : p.kind,
+  context: p.record.restaurant,
+  grant: fullGrant(engine),
+  id: p.byExternalId ? (p.record.externalId as string) : p.record.guid,
+});
+
+/**
+ * Sends one call on `via` and times it. A branch's call that gets no answer (a dropped connection,
+ * a timeout) is indeterminate; on the main connection, it ends the run (`target-available`).
+ */
+async function timed(
+  engine: Engine,
+  via: HttpClient | Connection,
+  planned: Planned,
+  where: {
+    readonly phase: Phase;
+    readonly lane: number;
+    readonly call: Call;
+    readonly request: WireRequest;
+  },
+  t0: number,
+): Promise<Sent> {
+  const sentAt = Date.now();
+  const invokedAt = performance.now() - t0;
+  const op = engine.operations[where.call.role];
+  try {
+    const answer = await sendOn(engine, via, where.request, op);
+    const completedAt = performance.now() - t0;
+    return { ...where, planned, answer, error: undefined, sentAt, invokedAt, completedAt };
+  } catch (error) {
+    if (!(error instanceof TargetUnavailable) || where.phase !== 'branch') throw error;
+    return {
+      ...where,
+      planned,
+      answer: undefined,
+      error,
+      sentAt,
+      invokedAt,
+      completedAt: undefined,
+    };
+  }
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * A sent call as the checker reads it, its answer first held to what holds in any order: the
+ * status and body the spec documents; a 200's record, with the seed's fields. A 503 (storage
+ * unavailable, a request timeout) is a documented answer that does not say whether the change
+ * happened: indeterminate, as is no answer at all.
+ */
+function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryCall {
+  const { planned, answer } = sent;
+  const base = {
+    phase: sent.phase,
+    lane: sent.lane,
+    record,
+    kind: planned.kind,
+    byExternalId: planned.byExternalId,
+    invokedAt: sent.invokedAt,
+    completedAt: sent.completedAt,
+  };
+  if (answer === undefined) {
+    return {
+      ...base,
+      determinate: false,
+      answer: undefined,
+      outcome: `no answer: ${sent.error?.message}`,
+      earliest: sent.sentAt - CLOCK_SKEW_MS,
+    };
+  }
+  const op = engine.operations[sent.call.role];
+  const body = bodyOf(answer);
+  const earliest = changeTimeOf(answer.response).earliest;
+  const documented = op.responses.get('503');
+  if (answer.status === 503 && documented !== undefined) {
+    answer.matches(documented);
+    return {
+      ...base,
+      determinate: false,
+      answer: undefined,
+      outcome: `503 ${text(body.code) ?? ''}`.trim(),
+      earliest,
+    };
+  }
+  answer.documented(op);
+  if (answer.status === 200)
+    checkRecordBody(answer, body, planned.record, { rule: 'record-fields' });
+  const said: ChangeAnswer = {
+    status: answer.status,
+    ...(text(body.code) === undefined ? {} : { code: text(body.code) as string }),
+    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
+    ...Object.fromEntries(
+      DATE_FIELDS.flatMap((name) => (text(body[name]) === undefined ? [] : [[name, body[name]]])),
+    ),
+  };
+  return { ...base, determinate: true, answer: said, outcome: describeAnswer(said), earliest };
+}
+
+const slot = (value: string | undefined): DateSlot =>
+  value === undefined ? UNKNOWN_DATE : { value };
+
+const modelStateOf = (state: RecordState): RecordModelState => ({
+  deleted: state.deleted,
+  createdDate: slot(state.dates.createdDate),
+  modifiedDate: slot(state.dates.modifiedDate),
+  deletedDate: state.deleted ? slot(state.dates.deletedDate) : undefined,
+});
+
+/** What the kit's knowledge can hold of the states a record may be in: what they agree on. */
+function knowledgeOf(states: readonly RecordModelState[]): RecordState {
+  const first = states[0] as RecordModelState;
+  const dates: RecordState['dates'] = {};
+  for (const name of DATE_FIELDS) {
+    const values = new Set(
+      states.map((s) => {
+        const date = s[name];
+        return date !== undefined && 'value' in date ? date.value : undefined;
+      }),
+    );
+    const [only] = values;
+    if (values.size === 1 && only !== undefined) dates[name] = only;
+  }
+  return { deleted: first.deleted, dates };
+}
+
+/** The concurrent group's property. */
+export function concurrentProperties(engine: Engine): PropertyDefinition[] {
+  const pool = [...engine.world.employees, ...engine.world.shifts];
+  /**
+   * For a live target: the states a record may be in that the knowledge (one state) cannot hold,
+   * kept while the knowledge is the one a case set.
+   */
+  const carried = new Map<
+    string,
+    { knowledge: RecordState; states: readonly RecordModelState[] }
+  >();
+
+  const startStates = (guid: string): readonly RecordModelState[] => {
+    const known = engine.knowledge.get(guid);
+    const kept = carried.get(guid);
+    if (known !== undefined && kept?.knowledge === known) return kept.states;
+    const record = engine.world.byGuid.get(guid) as WorldRecord;
+    return [modelStateOf(known ?? { deleted: record.seedDeleted, dates: { ...record.seedDates } })];
+  };
+
+  /** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
+  async function runCase(plan: Plan): Promise<'decided' | 'undecided'> {
+    const t0 = performance.now();
+    const sent: Sent[] = [];
+    const prepare = async (planned: Planned, phase: Phase, lane: number) => {
+      const call = callOfPlanned(engine, planned);
+      return { planned, where: { phase, lane, call, request: await callToWire(engine, call) } };
+    };
+    for (const planned of plan.prefix) {
+      const { where } = await prepare(planned, 'prefix', 0);
+      sent.push(await timed(engine, engine.client, planned, where, t0));
+    }
+    const branches = await Promise.all(
+      plan.branches.map((calls, i) => Promise.all(calls.map((p) => prepare(p, 'branch', i + 1)))),
+    );
+    const connections = await Promise.all(
+      plan.branches.map((_, i) => engine.client.connection(i + 1)),
+    );
+    {
+      // Released together: each branch sends its first request in this same turn of the event
+      // loop, then its next one as each answer comes.
+      const done = await Promise.all(
+        branches.map(async (calls, i) => {
+          const out: Sent[] = [];
+          for (const { planned, where } of calls) {
+            const one = await timed(engine, connections[i] as Connection, planned, where, t0);
+            out.push(one);
+            if (one.answer === undefined) break; // its connection is gone, and the branch with it
+          }
+          return out;
+        }),
+      );
+      sent.push(...done.flat());
+    }
+    for (const planned of plan.suffix) {
+      const { where } = await prepare(planned, 'suffix', 0);
+      sent.push(await timed(engine, engine.client, planned, where, t0));
+    }
+    sent.sort((a, b) => a.invokedAt - b.invokedAt);
+
+    let decided = false;
+    try {
+      const records = new Map<string, RaceRecord>();
+      const calls = sent.map((s) => {
+        const { record } = s.planned;
+        const raced = records.get(record.guid) ?? {
+          guid: record.guid,
+          kind: record.kind,
+          label: labelOf(record),
+        };
+        records.set(record.guid, raced);
+        return historyCallOf(engine, s, raced);
+      });
+      engine.coverage.checked('linearizable');
+      const verdict = checkHistory(calls, (record) => startStates(record.guid), {
+        finalStates: engine.fresh === undefined,
+      });
+      if (verdict.kind === 'undecided') return 'undecided';
+      if (verdict.kind === 'not-linearizable') {
+        const report = raceReport(
+          calls,
+          sent.map((s) => s.request),
+          verdict,
+        );
+        throw new RaceViolation(
+          [`${verdict.summary}.`, verdict.detail, ...formatRaceTimeline(report)].join('\n'),
+          report,
+        );
+      }
+      for (const [guid, states] of verdict.finalStates) {
+        const knowledge = knowledgeOf(states);
+        engine.knowledge.set(guid, knowledge);
+        if (states.length > 1) carried.set(guid, { knowledge, states });
+        else carried.delete(guid);
+      }
+      decided = true;
+      return 'decided';
+    } finally {
+      if (!decided) {
+        // No order fits (or none was found): the suffix's answers say what the records are now.
+        for (const s of sent) {
+          carried.delete(s.planned.record.guid);
+          if (s.phase === 'suffix' && s.answer !== undefined) {
+            observe(engine, engine.knowledge, s.call, s.answer.response);
+          }
+        }
+      }
+    }
+  }
+
+  const callArb = fc.record({ record: fc.nat({ max: 1 }), how: fc.nat({ max: 2 }) });
+  const caseArb = new RaceCaseArbitrary(
+    fc.record({
+      records: fc.uniqueArray(fc.nat({ max: Math.max(0, pool.length - 1) }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      prefix: fc.array(callArb, { maxLength: 2 }),
+      branches: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), {
+        minLength: 2,
+        maxLength: 4,
+      }),
+      reveals: fc.array(fc.nat({ max: 2 }), { minLength: 2, maxLength: 2 }),
+    }),
+  ).map((raceCase) => {
+    const plan = planOf(pool, raceCase);
+    return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(plan) });
+  });
+
+  const races: PropertyDefinition = {
+    name: 'concurrent.races',
+    group: 'concurrent',
+    summary:
+      'unarchives, archives (by GUID and by external id) and shift deletes of the same records, sent at once on 2 to 4 connections, answer as some order of them would, one at a time (linearizable), the dates included',
+    ...(pool.length > 0 ? {} : { notApplicable: 'the seed has no employees or shifts' }),
+    build: (trial: Trial) =>
+      fc.asyncProperty(
+        caseArb,
+        trial.predicate({ fresh: true }, async (plan) => {
+          const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
+          for (let attempt = 1; attempt <= attempts; attempt++) {
+            if (attempt > 1) {
+              engine.client.startRun();
+              await reseed(engine);
+              engine.runStart = cloneKnowledge(engine.knowledge);
+            }
+            if ((await runCase(plan)) === 'undecided') trial.undecided++;
+          }
+        }),
+      ),
+  };
+  return [races];
+}

@@ -1,0 +1,240 @@
+// Whether a history of concurrent calls on one object is linearizable: is there an order of the
+// calls, one at a time, that respects real time (a call that completed before another was invoked
+// comes first) and in which the model accepts every answer? The search is Wing and Gong's, with
+// Lowe's memoisation of (calls done, model state): a node already explored is never explored again,
+// which keeps a history of a few overlapping calls at a time linear in its length. A call whose
+// answer does not say whether it took effect (indeterminate) completes at infinity: it may be put
+// anywhere after its invocation, any answer accepted, or nowhere (taking effect after every other
+// call is the same as never, for what the history shows). The work is bounded: past `maxSteps`
+// model steps the history is undecided, never passed.
+
+/** One call of a history, as the checker sees it. */
+export interface TimedCall<C> {
+  readonly call: C;
+  /** When it was sent (a monotonic clock, ms): at or before the target could see it. */
+  readonly invokedAt: number;
+  /** When its answer was in (ms): at or after its effect; undefined when indeterminate. */
+  readonly completedAt: number | undefined;
+}
+
+/** What the model says of one call in one state: why it refuses, in words made when asked. */
+export type ModelStep<S> =
+  | { readonly ok: true; readonly next: S }
+  | { readonly ok: false; readonly why: () => string };
+
+/** The sequential model the history is held to. */
+export interface SequentialModel<S, C> {
+  /**
+   * The call applied to `state`: with a determinate call, whether the model gives its answer (and
+   * the state after it); with an indeterminate one, the state after it took effect (always ok).
+   */
+  step(state: S, call: C, determinate: boolean): ModelStep<S>;
+  /** A string equal for equal states: the memo's key. */
+  key(state: S): string;
+}
+
+/** Options of {@link checkLinearizable}. */
+export interface CheckOptions {
+  /** The most model steps before the history is undecided. @default 100000 */
+  readonly maxSteps?: number;
+  /**
+   * Explore every order, to give every state the history may end in (`finalStates`); otherwise
+   * the search ends at the first order found. @default false
+   */
+  readonly finalStates?: boolean;
+}
+
+/** Why no call can come next at the deepest point the search reached. */
+export interface Blocked {
+  /** The call's index in the history. */
+  readonly index: number;
+  readonly why: string;
+}
+
+/** The outcome of {@link checkLinearizable}. */
+export type Linearizability<S> =
+  | {
+      readonly kind: 'linearizable';
+      /** One order that fits, as indices in the history (indeterminate calls left out may be). */
+      readonly order: readonly number[];
+      /** With `finalStates`: every state an order that fits ends in (deduplicated). */
+      readonly finalStates: readonly S[];
+      readonly steps: number;
+    }
+  | {
+      readonly kind: 'not-linearizable';
+      /** The longest order the model accepted, as indices in the history. */
+      readonly deepest: readonly number[];
+      /** The state after it. */
+      readonly state: S;
+      /** Each call that real time allowed next there, and why the model refused its answer. */
+      readonly blocked: readonly Blocked[];
+      readonly steps: number;
+    }
+  | { readonly kind: 'undecided'; readonly steps: number };
+
+/** The default bound on model steps: far above what a case of the concurrent group takes. */
+export const DEFAULT_MAX_STEPS = 100_000;
+
+class Bits {
+  readonly words: Uint32Array;
+  constructor(size: number, from?: Uint32Array) {
+    this.words = from === undefined ? new Uint32Array((size + 31) >>> 5) : from.slice();
+  }
+  has(i: number): boolean {
+    return ((this.words[i >>> 5] ?? 0) & (1 << (i & 31))) !== 0;
+  }
+  with(i: number): Bits {
+    const next = new Bits(0, this.words);
+    next.words[i >>> 5] = (next.words[i >>> 5] ?? 0) | (1 << (i & 31));
+    return next;
+  }
+  key(): string {
+    return this.words.join(',');
+  }
+}
+
+/** A node of the search: the calls done (the last one, and the node before), the state. */
+interface Frame<S> {
+  readonly done: Bits;
+  readonly state: S;
+  readonly parent: Frame<S> | undefined;
+  /** The call done last, in the history; -1 at the start. */
+  readonly index: number;
+  readonly depth: number;
+  readonly determinateDone: number;
+  readonly candidates: readonly number[];
+  next: number;
+  /** The candidates the model refused here, and why. */
+  readonly refused: { readonly index: number; readonly why: () => string }[];
+}
+
+/** The calls done to reach `frame`, in order. */
+function orderOf<S>(frame: Frame<S>): number[] {
+  const order: number[] = [];
+  for (let at: Frame<S> | undefined = frame; at !== undefined && at.index >= 0; at = at.parent) {
+    order.push(at.index);
+  }
+  return order.reverse();
+}
+
+/**
+ * Searches for an order of `history` that respects real time and that `model` accepts, from any
+ * of `initialStates`.
+ *
+ * @param model - the sequential model: a step per call, a key per state
+ * @param initialStates - the states the object may be in before the first call
+ * @param history - the calls, with their invocation and completion times
+ * @param options - the bound on the work, and whether every final state is wanted
+ * @returns linearizable (an order, and the final states when asked), not linearizable (the
+ *   deepest order found and why nothing fits after it), or undecided (the bound reached)
+ * @example
+ * ```ts
+ * const verdict = checkLinearizable(registerModel, [0], history, { maxSteps: 10_000 });
+ * if (verdict.kind === 'not-linearizable') console.log(verdict.blocked);
+ * ```
+ */
+export function checkLinearizable<S, C>(
+  model: SequentialModel<S, C>,
+  initialStates: readonly S[],
+  history: readonly TimedCall<C>[],
+  { maxSteps = DEFAULT_MAX_STEPS, finalStates = false }: CheckOptions = {},
+): Linearizability<S> {
+  const n = history.length;
+  const completed = history.map((h) => h.completedAt ?? Number.POSITIVE_INFINITY);
+  const determinate = history.map((h) => h.completedAt !== undefined);
+  const determinateCount = determinate.filter(Boolean).length;
+  const seen = new Set<string>();
+  const finals = new Map<string, S>();
+  let steps = 0;
+  let first: Frame<S> | undefined;
+  let deepest: Frame<S> | undefined;
+
+  /** The calls real time lets come next: invoked no later than the earliest completion left. */
+  const candidatesOf = (done: Bits): number[] => {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      const at = completed[i] as number;
+      if (at < earliest && !done.has(i)) earliest = at;
+    }
+    const list: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (!done.has(i) && (history[i] as TimedCall<C>).invokedAt <= earliest) list.push(i);
+    }
+    return list;
+  };
+
+  for (const initial of initialStates) {
+    const stack: Frame<S>[] = [];
+    const push = (parent: Frame<S> | undefined, index: number, state: S) => {
+      const done = parent === undefined ? new Bits(n) : parent.done.with(index);
+      const stateKey = model.key(state);
+      const key = `${done.key()}|${stateKey}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const frame: Frame<S> = {
+        done,
+        state,
+        parent,
+        index,
+        depth: parent === undefined ? 0 : parent.depth + 1,
+        determinateDone:
+          (parent?.determinateDone ?? 0) + (index >= 0 && determinate[index] ? 1 : 0),
+        candidates: candidatesOf(done),
+        next: 0,
+        refused: [],
+      };
+      if (frame.determinateDone === determinateCount) {
+        first ??= frame;
+        finals.set(stateKey, state);
+      }
+      stack.push(frame);
+    };
+    push(undefined, -1, initial);
+    while (stack.length > 0) {
+      if (first !== undefined && !finalStates) break;
+      const frame = stack[stack.length - 1] as Frame<S>;
+      const index = frame.candidates[frame.next];
+      if (index === undefined) {
+        stack.pop();
+        // A dead end: the deepest one explains the history best.
+        if (frame.refused.length > 0 && frame.depth > (deepest?.depth ?? -1)) deepest = frame;
+        continue;
+      }
+      frame.next++;
+      if (++steps > maxSteps) return { kind: 'undecided', steps: maxSteps };
+      const step = model.step(
+        frame.state,
+        (history[index] as TimedCall<C>).call,
+        determinate[index] as boolean,
+      );
+      if (step.ok) push(frame, index, step.next);
+      else frame.refused.push({ index, why: step.why });
+    }
+    if (first !== undefined && !finalStates) break;
+  }
+  if (first !== undefined) {
+    return {
+      kind: 'linearizable',
+      order: orderOf(first),
+      finalStates: [...finals.values()],
+      steps,
+    };
+  }
+  if (deepest === undefined) {
+    return {
+      kind: 'not-linearizable',
+      deepest: [],
+      state: initialStates[0] as S,
+      blocked: [],
+      steps,
+    };
+  }
+  return {
+    kind: 'not-linearizable',
+    deepest: orderOf(deepest),
+    state: deepest.state,
+    blocked: deepest.refused.map((r) => ({ index: r.index, why: r.why() })),
+    steps,
+  };
+}
