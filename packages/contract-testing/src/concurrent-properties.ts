@@ -37,7 +37,7 @@ import {
   type RecordModelState,
   UNKNOWN_DATE,
 } from './record-model.js';
-import { type Call, callToWire } from './requests.js';
+import { type Call, callLine, callToWire } from './requests.js';
 import { observe } from './state-oracle.js';
 import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
@@ -159,12 +159,13 @@ function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
   };
 }
 
-const showPlanned = (p: Planned) =>
-  `${p.kind}${p.kind === 'unarchive' ? '' : p.byExternalId ? ' by external id' : ' by GUID'} ${p.record.guid.slice(0, 8)}`;
-
-/** A case in words, as a counterexample prints. */
-function describeCase(plan: Plan): string {
-  const list = (calls: readonly Planned[]) => calls.map(showPlanned).join(', ') || 'nothing';
+/**
+ * A case as a counterexample prints it: each part's HTTP calls (every call carries a token for
+ * every restaurant and the record's restaurant as its context).
+ */
+function describeCase(engine: Engine, plan: Plan): string {
+  const list = (calls: readonly Planned[]) =>
+    calls.map((p) => callLine(engine, callOfPlanned(engine, p))).join(', ') || 'nothing';
   return [
     `prefix: ${list(plan.prefix)}`,
     ...plan.branches.map((calls, i) => `branch ${branchLetter(i + 1)}: ${list(calls)}`),
@@ -425,7 +426,7 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
     }),
   ).map((raceCase) => {
     const plan = planOf(pool, raceCase);
-    return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(plan) });
+    return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(engine, plan) });
   });
 
   const races: PropertyDefinition = {

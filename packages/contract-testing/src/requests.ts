@@ -213,6 +213,12 @@ export async function callToWire(engine: Engine, call: Call): Promise<WireReques
   return callRequest(engine, call, `Bearer ${await engine.tokens.token(call.grant)}`);
 }
 
+/** A call's method and path as sent, for a counterexample whose calls share their headers. */
+export function callLine(engine: Engine, call: Call): string {
+  const { method, path } = callRequest(engine, call, '');
+  return `${method} ${path}`;
+}
+
 /**
  * A call as an HTTP call on one line (see {@link httpCallText}); `authorization` describes the
  * token when it is not the call's own.
