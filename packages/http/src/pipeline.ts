@@ -18,7 +18,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { type Guid, isThenable, type RecordedEvent } from '@workforce-kit/core';
+import { type Guid, isThenable, type MaybeAsync, type RecordedEvent } from '@workforce-kit/core';
 import type { AccessTokenVerifier } from './auth/access-token.js';
 import { authorizeRequest, type Permission, RESTAURANT_HEADER } from './auth/authorize.js';
 import { type JsonBody, readJsonBody, type UnreadBody } from './json-body.js';
@@ -387,7 +387,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   function proceed<T>(
     exchange: Exchange,
     operation: ApiOperation,
-    step: T | PromiseLike<T>,
+    step: MaybeAsync<T>,
     next: (exchange: Exchange, operation: ApiOperation, value: T) => Answering,
   ): Answering {
     if (!isThenable(step)) return next(exchange, operation, step as T);

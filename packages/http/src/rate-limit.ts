@@ -1,3 +1,4 @@
+import type { MaybeAsync } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from './logger.js';
 import type { ProblemOccurrence } from './problems.js';
@@ -157,7 +158,7 @@ export interface RateLimitDecision {
  * decision is a promise.
  */
 export interface RateLimiter {
-  check(key: string, log: Logger): RateLimitDecision | Promise<RateLimitDecision>;
+  check(key: string, log: Logger): MaybeAsync<RateLimitDecision>;
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));

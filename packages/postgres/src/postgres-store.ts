@@ -424,7 +424,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return { find, write: (change: ConditionalWrite<T>) => write(table, change) };
     }
     return {
-      find: (restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError> => {
+      find: (
+        restaurantGuid: Guid,
+        id: RecordIdentifier,
+      ): MaybeAsync<Result<T | null, StorageError>> => {
         // Held: answered at once, with no promise.
         const known = cache.get(restaurantGuid, id);
         if (known !== undefined) return ok(known);
@@ -477,7 +480,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   };
 
   const restaurants = new Map<Guid, Restaurant>();
-  const cachedRestaurant = (restaurantGuid: Guid): MaybeAsync<Restaurant | null, StorageError> => {
+  const cachedRestaurant = (
+    restaurantGuid: Guid,
+  ): MaybeAsync<Result<Restaurant | null, StorageError>> => {
     const known = restaurants.get(restaurantGuid);
     if (known !== undefined) return ok(known);
     return findRestaurant(restaurantGuid).map((restaurant) => {

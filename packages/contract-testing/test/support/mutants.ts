@@ -137,15 +137,13 @@ export const MUTANTS: readonly Mutant[] = [
         employees: {
           ...store.employees,
           find: (restaurant, id) =>
-            store.employees
-              .find(restaurant, id)
-              .map((employee) =>
-                employee !== null &&
-                scope.getStore()?.path.endsWith('/unarchive') &&
-                !employee.deleted
-                  ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
-                  : employee,
-              ),
+            toResultAsync(store.employees.find(restaurant, id)).map((employee) =>
+              employee !== null &&
+              scope.getStore()?.path.endsWith('/unarchive') &&
+              !employee.deleted
+                ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
+                : employee,
+            ),
         },
       }),
     },
@@ -260,7 +258,7 @@ export const MUTANTS: readonly Mutant[] = [
           shifts: {
             ...store.shifts,
             write: (change) =>
-              store.shifts.write(change).map((stored) => {
+              toResultAsync(store.shifts.write(change)).map((stored) => {
                 if (!stored.deleted || answered.has(stored.guid)) return stored;
                 answered.add(stored.guid);
                 const { deletedDate: _dropped, ...rest } = stored;
@@ -289,7 +287,7 @@ export const MUTANTS: readonly Mutant[] = [
     hooks: {
       auth: (verifier) => ({
         verify: (token) =>
-          verifier.verify(token).map((principal) => ({
+          toResultAsync(verifier.verify(token)).map((principal) => ({
             ...principal,
             scopes: new Set(['labor.employees:write', 'labor.shifts:write', 'restaurants:read']),
           })),
@@ -341,18 +339,20 @@ export const MUTANTS: readonly Mutant[] = [
                 parseRecordId(change.record.guid, 'employeeId')._unsafeUnwrap(),
               ),
             ).andThen((before) =>
-              store.employees.write(
-                !change.record.deleted && before?.deletedDate !== undefined
-                  ? {
-                      ...change,
-                      // A record the core's types refuse (not deleted, with a deletedDate): the
-                      // bug. Object.assign adds it where a literal would not compile.
-                      record: Object.assign(
-                        { ...change.record },
-                        { deletedDate: before.deletedDate },
-                      ),
-                    }
-                  : change,
+              toResultAsync(
+                store.employees.write(
+                  !change.record.deleted && before?.deletedDate !== undefined
+                    ? {
+                        ...change,
+                        // A record the core's types refuse (not deleted, with a deletedDate): the
+                        // bug. Object.assign adds it where a literal would not compile.
+                        record: Object.assign(
+                          { ...change.record },
+                          { deletedDate: before.deletedDate },
+                        ),
+                      }
+                    : change,
+                ),
               ),
             ),
         },

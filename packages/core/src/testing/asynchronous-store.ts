@@ -1,4 +1,4 @@
-import { ResultAsync } from 'neverthrow';
+import { type Result, ResultAsync } from 'neverthrow';
 import type { MaybeAsync } from '../maybe-async.js';
 import type { WorkforceStore } from '../ports.js';
 
@@ -7,7 +7,7 @@ import type { WorkforceStore } from '../ports.js';
  * its caller has moved on, as a database's would, so concurrent callers interleave.
  */
 function later<A extends unknown[], T, E>(
-  call: (...args: A) => MaybeAsync<T, E>,
+  call: (...args: A) => MaybeAsync<Result<T, E>>,
 ): (...args: A) => ResultAsync<T, E> {
   return (...args) => new ResultAsync(Promise.resolve().then(() => call(...args)));
 }

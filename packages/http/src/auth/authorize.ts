@@ -1,4 +1,4 @@
-import { type Guid, isThenable, parseGuid } from '@workforce-kit/core';
+import { type Guid, type MaybeAsync, parseGuid, whenReady } from '@workforce-kit/core';
 import type { Result } from 'neverthrow';
 import type { Logger } from '../logger.js';
 import { type ProblemOccurrence, RETRY_AFTER_SECONDS } from '../problems.js';
@@ -148,16 +148,12 @@ export function authorizeRequest(
   address: string | undefined,
   scope: string,
   log: Logger,
-): Permission | Promise<Permission> {
+): MaybeAsync<Permission> {
   const token = bearerToken(authorization);
   if (token === undefined) return NO_TOKEN as Permission;
-  const verified = verifier.verify(token);
-  if (isThenable(verified)) {
-    return Promise.resolve(verified).then((settled) =>
-      permitted(authenticated(settled, scope, log), restaurantContext, address),
-    );
-  }
-  return permitted(authenticated(verified, scope, log), restaurantContext, address);
+  return whenReady(verifier.verify(token), (verified) =>
+    permitted(authenticated(verified, scope, log), restaurantContext, address),
+  );
 }
 
 /** The permission of an authenticated request, or the problem that refused it. */
