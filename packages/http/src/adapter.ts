@@ -2,7 +2,7 @@
  * What an adapter author needs of the HTTP edge: `createApi`, whose `handle` is the request
  * pipeline (plain request data in, a plain answer out), `writeAnswer` for a framework that answers
  * on Node's `ServerResponse`, and the pieces of problem details and request ids an adapter's own
- * host helpers use. The Express, Fastify and node:http adapters are built on these alone.
+ * host helpers use. Every adapter of the workspace is built on these alone.
  *
  * @example
  * ```ts
