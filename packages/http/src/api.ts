@@ -9,6 +9,7 @@ import {
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
+import { type HttpMetrics, httpMetrics, type MetricsOptions } from './http-metrics.js';
 import { instrumentedStore } from './instrumented-store.js';
 import type { Logger, LogSource } from './logger.js';
 import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
@@ -19,13 +20,7 @@ import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
 import { routeTable } from './route-table.js';
-import {
-  createTelemetry,
-  type HttpMetrics,
-  httpMetrics,
-  type MetricsOptions,
-  tracerOf,
-} from './telemetry.js';
+import { createTelemetry, tracerOf } from './telemetry.js';
 
 /** The ports the edge reads and writes through: any store that implements the core's ports. */
 export type ApiStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;

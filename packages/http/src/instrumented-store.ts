@@ -2,7 +2,7 @@ import { context, type Span, SpanKind, SpanStatusCode, type Tracer } from '@open
 import { isThenable, type MaybeAsync } from '@workforce-kit/core';
 import type { Result } from 'neverthrow';
 import type { ApiStore } from './api.js';
-import type { HttpMetrics } from './telemetry.js';
+import type { HttpMetrics } from './http-metrics.js';
 
 /** The name of a store call, as its metric label and span name say it. */
 type StoreCall =
