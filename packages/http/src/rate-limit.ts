@@ -167,8 +167,8 @@ export interface RateLimiter {
 }
 
 /**
- * The limiter's verdict so far on one request, filled window by window. Its values are kept as
- * text: numbers that outgrow a small integer (a limit raised to billions) would each be boxed.
+ * The limiter's verdict so far on one request, filled window by window. Its header values are kept
+ * as text, made once for the window that describes the request.
  */
 class Decision implements RateLimitDecision {
   /** `''` until a window counted the request (then it has no headers). */
@@ -176,30 +176,34 @@ class Decision implements RateLimitDecision {
   remaining = '';
   reset = '';
   refused: ProblemOccurrence | undefined;
+  /** The requests left in the window that describes it, to compare the next window's with. */
+  least = 0;
 
   /** Takes a window's count: the window with the fewest requests left describes the request. */
-  allow(window: CountedWindow, count: WindowCount): void {
-    if (this.limit !== '' && count.remainingPoints >= Number(this.remaining)) return;
-    this.#describe(window, count);
+  allow(counted: CountedWindow, count: WindowCount): void {
+    if (this.limit !== '' && count.remainingPoints >= this.least) return;
+    describe(this, counted, count);
   }
 
   /** The window had no point left: the 429, described by that window. */
   refuse(counted: CountedWindow, count: WindowCount): void {
     const { window } = counted;
     const retry = seconds(count.msBeforeNext);
-    this.#describe(counted, count);
+    describe(this, counted, count);
     this.refused = {
       code: 'RATE_LIMITED',
       detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
       headers: { 'Retry-After': String(retry) },
     };
   }
+}
 
-  #describe({ limit }: CountedWindow, count: WindowCount): void {
-    this.limit = limit;
-    this.remaining = String(count.remainingPoints);
-    this.reset = String(seconds(count.msBeforeNext));
-  }
+/** The decision described by a window's count. */
+function describe(decision: Decision, { limit }: CountedWindow, count: WindowCount): void {
+  decision.limit = limit;
+  decision.least = count.remainingPoints;
+  decision.remaining = String(count.remainingPoints);
+  decision.reset = String(seconds(count.msBeforeNext));
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
