@@ -142,54 +142,58 @@ function labelsOf(names: readonly string[], values: readonly string[]): Record<s
   return Object.fromEntries(names.map((name, i) => [name, values[i] as string]));
 }
 
+/** A metric's series by their label values (in the label names' order), each made on first use. */
+abstract class SeriesByLabels<L extends string, S> {
+  readonly #byValues = new Map<string, S>();
+
+  constructor(readonly labelNames: readonly L[]) {}
+
+  /** The series of these label values (in the label names' order), made on first use. */
+  labels(...values: string[]): S {
+    const id = values.join('\u0000');
+    let series = this.#byValues.get(id);
+    if (series === undefined) {
+      series = this.made(labelsOf(this.labelNames, values));
+      this.#byValues.set(id, series);
+    }
+    return series;
+  }
+
+  protected abstract made(labels: Readonly<Record<string, string>>): S;
+}
+
 /**
  * A histogram counted in plain numbers, per series. Its series are made once (`labels(...)`, at
  * start-up) and an observation is a bucket's search and three additions: no label hashing, no
  * allocation.
  */
-export class CountedHistogram<L extends string> {
+export class CountedHistogram<L extends string> extends SeriesByLabels<L, HistogramSeries> {
   /** The series observed (or zeroed), in the order they were first: the order they print in. */
   readonly listed: HistogramSeries[] = [];
-  readonly #byValues = new Map<string, HistogramSeries>();
 
   constructor(
-    readonly labelNames: readonly L[],
+    labelNames: readonly L[],
     readonly bounds: readonly number[],
-  ) {}
-
-  /** The series of these label values (in the label names' order), made on first use. */
-  labels(...values: string[]): HistogramSeries {
-    const id = values.join('\u0000');
-    let series = this.#byValues.get(id);
-    if (series === undefined) {
-      series = new HistogramSeries(this, labelsOf(this.labelNames, values));
-      this.#byValues.set(id, series);
-    }
-    return series;
+  ) {
+    super(labelNames);
   }
 
   /** Makes the series of `labels` printed at 0 before its first observation. */
   zero(labels: Readonly<Record<L, string>>): void {
     this.labels(...this.labelNames.map((name) => labels[name])).list();
   }
+
+  protected made(labels: Readonly<Record<string, string>>): HistogramSeries {
+    return new HistogramSeries(this, labels);
+  }
 }
 
 /** A counter counted in plain numbers, per series. */
-export class CountedCounter<L extends string> {
+export class CountedCounter<L extends string> extends SeriesByLabels<L, CounterSeries> {
   readonly listed: CounterSeries[] = [];
-  readonly #byValues = new Map<string, CounterSeries>();
 
-  constructor(readonly labelNames: readonly L[]) {}
-
-  /** The series of these label values (in the label names' order), made on first use. */
-  labels(...values: string[]): CounterSeries {
-    const id = values.join('\u0000');
-    let series = this.#byValues.get(id);
-    if (series === undefined) {
-      series = new CounterSeries(this, labelsOf(this.labelNames, values));
-      this.#byValues.set(id, series);
-    }
-    return series;
+  protected made(labels: Readonly<Record<string, string>>): CounterSeries {
+    return new CounterSeries(this, labels);
   }
 }
 

@@ -161,44 +161,26 @@ describe('AnswerHeaders', () => {
       // The API's own header, in any letter case, is not the host's to set.
       'content-type': 'text/plain',
     });
+    // What every answer starts with: the host's headers, then the API's own.
+    const everyAnswer = [
+      'Strict-Transport-Security',
+      'max-age=1',
+      'Cache-Control',
+      'no-store',
+      'X-Content-Type-Options',
+      'nosniff',
+    ];
     const limits = { limit: '20', remaining: '19', reset: '1', refused: undefined };
     expect(headers.of('id-1', limits, 'application/json', '12', undefined)).toEqual([
-      'Strict-Transport-Security',
-      'max-age=1',
-      'Cache-Control',
-      'no-store',
-      'X-Content-Type-Options',
-      'nosniff',
-      'X-Request-Id',
-      'id-1',
-      'RateLimit-Limit',
-      '20',
-      'RateLimit-Remaining',
-      '19',
-      'RateLimit-Reset',
-      '1',
-      'Content-Type',
-      'application/json',
-      'Content-Length',
-      '12',
+      ...everyAnswer,
+      ...['X-Request-Id', 'id-1', 'RateLimit-Limit', '20', 'RateLimit-Remaining', '19'],
+      ...['RateLimit-Reset', '1', 'Content-Type', 'application/json', 'Content-Length', '12'],
     ]);
-    expect(
-      headers.of('id-2', undefined, 'application/problem+json', '3', { 'Retry-After': '1' }),
-    ).toEqual([
-      'Strict-Transport-Security',
-      'max-age=1',
-      'Cache-Control',
-      'no-store',
-      'X-Content-Type-Options',
-      'nosniff',
-      'X-Request-Id',
-      'id-2',
-      'Content-Type',
-      'application/problem+json',
-      'Content-Length',
-      '3',
-      'Retry-After',
-      '1',
+    const own = { 'Retry-After': '1' };
+    expect(headers.of('id-2', undefined, 'application/problem+json', '3', own)).toEqual([
+      ...everyAnswer,
+      ...['X-Request-Id', 'id-2', 'Content-Type', 'application/problem+json'],
+      ...['Content-Length', '3', 'Retry-After', '1'],
     ]);
   });
 });
