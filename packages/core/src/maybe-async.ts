@@ -22,6 +22,7 @@ export type MaybeAsync<T> = T | Thenable<T>;
  * which a store's answer often is.
  */
 export interface Thenable<T> {
+  /** Calls `onValue` with the value once it is there, or `onFailure` with why it is not. */
   then<U, V = never>(
     onValue: (value: T) => U | PromiseLike<U>,
     onFailure?: (reason: unknown) => V | PromiseLike<V>,
@@ -30,12 +31,10 @@ export interface Thenable<T> {
 
 /**
  * Goes on from a value now or later: calls `next` with it at once when it is at hand (no promise,
- * no microtask), or once it settles. A rejection passes on as it is. `context` is handed to `next`
- * as its second argument, so that a caller on a hot path need not make a closure per call.
+ * no microtask), or once it settles. A rejection passes on as it is.
  *
  * @param value - the value, or a promise of it
  * @param next - what to do with the value; may itself answer now or later
- * @param context - passed to `next` beside the value
  * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
  * @example
  * ```ts
@@ -48,6 +47,19 @@ export function whenReady<T, U>(
   value: MaybeAsync<T>,
   next: (value: T) => MaybeAsync<U>,
 ): MaybeAsync<U>;
+/**
+ * Goes on from a value now or later, as above, handing `context` to `next` beside the value: a
+ * caller on a hot path passes what `next` needs rather than making a closure per call.
+ *
+ * @param value - the value, or a promise of it
+ * @param next - what to do with the value and the context
+ * @param context - passed to `next` as its second argument
+ * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
+ * @example
+ * ```ts
+ * const answer = whenReady(verifier.verify(token), permit, request);
+ * ```
+ */
 export function whenReady<T, U, C>(
   value: MaybeAsync<T>,
   next: (value: T, context: C) => MaybeAsync<U>,
