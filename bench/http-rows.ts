@@ -212,8 +212,11 @@ export class RowStarter {
     private readonly seedFile: string,
   ) {}
 
-  /** Starts a row's server; `nodeArgs` go to Node before the script (`--cpu-prof`, say). */
-  async start(row: Row, nodeArgs: readonly string[] = []): Promise<RowServer> {
+  /**
+   * Starts a row's server; `nodeArgs` go to Node before the script (`--cpu-prof`, say), and a
+   * reference server row runs `referenceCli` (another checkout's build, say) when given.
+   */
+  async start(row: Row, nodeArgs: readonly string[] = [], referenceCli = cli): Promise<RowServer> {
     const n = ++this.#starts;
     const logFile = join(this.work, `${n}-${row.id}.log`);
     if (row.peer !== undefined) {
@@ -254,7 +257,7 @@ export class RowStarter {
       settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
     }
     const server = await launch({
-      args: [...nodeArgs, cli],
+      args: [...nodeArgs, referenceCli],
       cwd: this.work,
       env: { ...baseEnv(), ...this.referenceEnv(), ...settings },
       logFile,

@@ -4,10 +4,13 @@
 // `row:cycle`) from autocannon on core 1 after a warm-up, and is stopped with SIGTERM so that V8
 // writes the profile. The self time of every function (by name and file) is divided by the number
 // of requests: microseconds of the server's core per request. With two rows, the second column is
-// the first's difference from the second.
+// the first's difference from the second. A reference server row named `row@base` runs the build
+// of the checkout PROFILE_BASELINE names (main's, say, built there) instead of this one's, so that
+// a change and its base are measured in one run: `PROFILE_BASELINE=../main tsx profile.ts wk-node
+// wk-node@base`.
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { seedToJson } from '@workforce-kit/seed-file/testing';
 import autocannon from 'autocannon';
 import { benchSeed, benchToken, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
@@ -21,12 +24,24 @@ const SCENARIO = process.env.PROFILE_SCENARIO ?? 'GET';
 const TOP = Number(process.env.PROFILE_TOP ?? 60);
 const wanted = process.argv.slice(2);
 const all = rows(['pglite', 'postgres']);
-/** `row` or `row:scenario` (`wk-node:GET wk-node:cycle` diffs one row's two scenarios). */
+const BASELINE = process.env.PROFILE_BASELINE;
+/**
+ * `row`, `row:scenario` (`wk-node:GET wk-node:cycle` diffs one row's two scenarios), and either
+ * with `@base` (the PROFILE_BASELINE checkout's build).
+ */
 const picked = wanted.map((wanted) => {
-  const [id, scenario = SCENARIO] = wanted.split(':');
+  const [named = '', base] = wanted.split('@');
+  const [id, scenario = SCENARIO] = named.split(':');
   const row = all.find((candidate) => candidate.id === id);
   if (row === undefined) throw new Error(`unknown row ${id}`);
-  return { row, scenario, name: wanted };
+  if (base !== undefined && (base !== 'base' || BASELINE === undefined)) {
+    throw new Error(`${wanted}: @base runs the build of the checkout PROFILE_BASELINE names`);
+  }
+  const cli =
+    base === undefined
+      ? undefined
+      : join(resolve(BASELINE ?? '.'), 'packages', 'server', 'dist', 'cli.js');
+  return { row, scenario, name: wanted, cli };
 });
 
 pinLoadGenerator();
@@ -75,11 +90,12 @@ await writeFile(seedFile, JSON.stringify(seedToJson(benchSeed())));
 const starter = new RowStarter(work, seedFile);
 const results: { id: string; perRequest: Map<string, number>; total: number }[] = [];
 try {
-  for (const [index, { row, scenario, name }] of picked.entries()) {
+  for (const [index, { row, scenario, name, cli }] of picked.entries()) {
     const dir = join(work, `${index}-${row.id}-prof`);
     const server = await starter.start(
       row,
       CPU_ONLY ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+      ...(cli === undefined ? [] : [cli]),
     );
     let employee = 0;
     const load = (amount: number) =>

@@ -17,6 +17,7 @@ import {
 } from '@workforce-kit/core';
 import { createPostgresStore } from '@workforce-kit/postgres';
 import { createDatabase, startPostgresServer } from '@workforce-kit/postgres/testing';
+import type { Result } from 'neverthrow';
 import pg from 'pg';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,1000000').split(',').map(Number);
@@ -74,7 +75,7 @@ const percentile = (sorted: number[], p: number) =>
 
 async function timed(
   samples: number[],
-  operation: () => MaybeAsync<unknown, unknown>,
+  operation: () => MaybeAsync<Result<unknown, unknown>>,
 ): Promise<void> {
   const started = performance.now();
   const result = await operation();

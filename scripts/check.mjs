@@ -97,8 +97,16 @@ const built = lane([['-r', 'run', 'build']]);
 await Promise.all([
   built.then((ok) => ok && lane([['run', 'test:all']])),
   (async () => {
-    // The workspace's TypeScript, the root's, then every package's, examples' and tests'.
-    if (!(await lane([['run', 'typecheck']]))) return;
+    // The branch's commit messages, then the workspace's TypeScript: the root's, then every
+    // package's, examples' and tests'.
+    if (
+      !(await lane([
+        ['run', 'commits:check'],
+        ['run', 'typecheck'],
+      ]))
+    ) {
+      return;
+    }
     if (!(await built)) return;
     await lane([
       ['run', 'deps:check'],

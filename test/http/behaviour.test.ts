@@ -13,6 +13,7 @@ import {
   type Shift,
   type StorageError,
   storageUnavailable,
+  toResultAsync,
 } from '@workforce-kit/core';
 import { anArchivedEmployee, anEmployee, aShift } from '@workforce-kit/core/testing';
 import type { ApiOptions, ApiStore } from '@workforce-kit/http';
@@ -750,7 +751,7 @@ for (const adapter of ADAPTERS) {
             findByGuid: (guid) =>
               ResultAsync.fromSafePromise(
                 new Promise<void>((resolve) => setTimeout(resolve, 150)),
-              ).andThen(() => store.restaurants.findByGuid(guid)),
+              ).andThen(() => toResultAsync(store.restaurants.findByGuid(guid))),
           },
         }),
         { requestTimeoutMs: 50 },

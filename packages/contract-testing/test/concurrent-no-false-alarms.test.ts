@@ -22,7 +22,7 @@ import {
   toResultAsync,
 } from '@workforce-kit/core';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
-import { errAsync, type ResultAsync } from 'neverthrow';
+import { errAsync, type Result, type ResultAsync } from 'neverthrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiContract, formatReport, type Report } from '../src/index.js';
 import { type HttpProxy, startProxy } from './support/http-proxy.js';
@@ -206,7 +206,7 @@ describe('an answer that does not say whether the change happened', () => {
     // database's acknowledgement never came), one in eight refused: both answered 503.
     let writes = 0;
     const flaky =
-      <T, E>(write: (change: ConditionalWrite<T>) => MaybeAsync<T, E>) =>
+      <T, E>(write: (change: ConditionalWrite<T>) => MaybeAsync<Result<T, E>>) =>
       (change: ConditionalWrite<T>): ResultAsync<T, E | StorageUnavailable> => {
         const n = writes++;
         if (n % 4 === 1) {

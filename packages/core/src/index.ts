@@ -61,8 +61,9 @@ export {
   andThen,
   isThenable,
   type MaybeAsync,
-  settled,
+  type Thenable,
   toResultAsync,
+  whenReady,
 } from './maybe-async.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {

@@ -1,22 +1,90 @@
 import { type Err, type Result, ResultAsync } from 'neverthrow';
 
 /**
- * A `Result` now, or a `ResultAsync` when the answer is not at hand: what a port returns (the
- * memory store answers at once, a database later) and what a use case returns in turn. A caller
- * that does not care which awaits it: `await` gives the `Result` of either.
+ * A value now, or a promise of it: what a step that may have to wait answers. The ports answer a
+ * `MaybeAsync<Result<T, E>>` (a neverthrow `Result` at once from the memory store, a `ResultAsync`
+ * or any promise of a `Result` from a database), and so do the use cases; the HTTP pipeline's
+ * steps answer theirs the same way. Go on from one with {@link whenReady}; a caller that does not
+ * care which it is awaits it.
  *
  * @example
  * ```ts
- * const found: MaybeAsync<Employee | null, StorageError> = store.employees.find(restaurant, id);
+ * const found: MaybeAsync<Result<Employee | null, StorageError>> = store.employees.find(restaurant, id);
  * const result = await found; // a Result, whichever it was
  * ```
  */
-export type MaybeAsync<T, E> = Result<T, E> | ResultAsync<T, E>;
+export type MaybeAsync<T> = T | Thenable<T>;
 
 /**
- * `answer.andThen(next)`, for an answer now or later: `next` runs at once on a value at hand (no
- * promise), or when a `ResultAsync` settles; an error is passed on as it is. What `next` returns,
- * now or later, is the result.
+ * The "later" of {@link MaybeAsync}: a promise, or any object with a `then` (a neverthrow
+ * `ResultAsync`, of any copy of neverthrow). TypeScript's `PromiseLike` would refuse a
+ * `ResultAsync` whose error type is narrower than the one asked for (its `then` takes no `null`),
+ * which a store's answer often is.
+ */
+export interface Thenable<T> {
+  /** Calls `onValue` with the value once it is there, or `onFailure` with why it is not. */
+  then<U, V = never>(
+    onValue: (value: T) => U | PromiseLike<U>,
+    onFailure?: (reason: unknown) => V | PromiseLike<V>,
+  ): PromiseLike<U | V>;
+}
+
+/**
+ * Goes on from a value now or later: calls `next` with it at once when it is at hand (no promise,
+ * no microtask), or once it settles. A rejection passes on as it is.
+ *
+ * @param value - the value, or a promise of it
+ * @param next - what to do with the value; may itself answer now or later
+ * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
+ * @example
+ * ```ts
+ * const name = whenReady(store.employees.find(restaurant, id), (found) =>
+ *   found.map((employee) => employee?.firstName),
+ * );
+ * ```
+ */
+export function whenReady<T, U>(
+  value: MaybeAsync<T>,
+  next: (value: T) => MaybeAsync<U>,
+): MaybeAsync<U>;
+/**
+ * Goes on from a value now or later, as above, handing `context` to `next` beside the value: a
+ * caller on a hot path passes what `next` needs rather than making a closure per call.
+ *
+ * @param value - the value, or a promise of it
+ * @param next - what to do with the value and the context
+ * @param context - passed to `next` as its second argument
+ * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
+ * @example
+ * ```ts
+ * const answer = whenReady(verifier.verify(token), permit, request);
+ * ```
+ */
+export function whenReady<T, U, C>(
+  value: MaybeAsync<T>,
+  next: (value: T, context: C) => MaybeAsync<U>,
+  context: C,
+): MaybeAsync<U>;
+export function whenReady<T, U, C>(
+  value: MaybeAsync<T>,
+  next: (value: T, context: C | undefined) => MaybeAsync<U>,
+  context?: C,
+): MaybeAsync<U> {
+  return isThenable(value) ? later(value, next, context) : next(value, context);
+}
+
+/** `next` once `value` settles: apart, so that a call with a value at hand makes no closure. */
+function later<T, U, C>(
+  value: Thenable<T>,
+  next: (value: T, context: C) => MaybeAsync<U>,
+  context: C,
+): MaybeAsync<U> {
+  return value.then((settled) => next(settled, context));
+}
+
+/**
+ * `result.andThen(next)` for a `Result` now or later: `next` runs on a value, at once when it is at
+ * hand, and an error is passed on as it is. Built on {@link whenReady}.
  *
  * @param answer - a port's (or a use case's) answer
  * @param next - what to do with its value
@@ -29,44 +97,27 @@ export type MaybeAsync<T, E> = Result<T, E> | ResultAsync<T, E>;
  * ```
  */
 export function andThen<T, E, U, F>(
-  answer: MaybeAsync<T, E>,
-  next: (value: T) => MaybeAsync<U, F>,
-): MaybeAsync<U, E | F> {
-  if (isThenable(answer)) return answer.andThen(next);
-  // An Err holds no value of T: it is the same error as a Result of U.
-  return answer.isOk() ? next(answer.value) : (answer as unknown as Err<U, E>);
+  answer: MaybeAsync<Result<T, E>>,
+  next: (value: T) => MaybeAsync<Result<U, F>>,
+): MaybeAsync<Result<U, E | F>> {
+  return whenReady<Result<T, E>, Result<U, E | F>, typeof next>(answer, onValue, next);
+}
+
+/** The step of {@link andThen}: `next` on a value; an error, which holds no `T`, as it is. */
+function onValue<T, E, U, F>(
+  result: Result<T, E>,
+  next: (value: T) => MaybeAsync<Result<U, F>>,
+): MaybeAsync<Result<U, E | F>> {
+  return result.isOk() ? next(result.value) : (result as unknown as Err<U, E>);
 }
 
 /**
- * Goes on with the `Result` an answer settles to, an error included, now or later: for a step
- * that handles an error itself (a version conflict it retries).
- *
- * @param answer - a port's answer
- * @param next - what to do with its `Result`
- * @returns `next`'s result
- * @example
- * ```ts
- * const stored = settled(employees.write(change), (written) =>
- *   written.isErr() && written.error.type === 'VersionConflict' ? retry() : written,
- * );
- * ```
+ * Whether a value is still to come: a thenable (a promise, or a `ResultAsync` of any copy of
+ * neverthrow), not a value at hand. A store of a user's own may use another copy of neverthrow
+ * than ours, so this does not ask `instanceof`.
  */
-export function settled<T, E, U, F>(
-  answer: MaybeAsync<T, E>,
-  next: (result: Result<T, E>) => MaybeAsync<U, F>,
-): MaybeAsync<U, F> {
-  if (!isThenable(answer)) return next(answer);
-  const rest = Promise.resolve(answer).then(next) as Promise<Result<U, F>>;
-  return new ResultAsync(rest);
-}
-
-/**
- * Whether an answer is still to come: a thenable (a `ResultAsync` of any copy of neverthrow, or a
- * promise), not a `Result`. A store of a user's own may use another copy of neverthrow than ours,
- * so this does not ask `instanceof`.
- */
-export function isThenable<T, E>(answer: MaybeAsync<T, E>): answer is ResultAsync<T, E>;
-export function isThenable(value: unknown): value is PromiseLike<unknown>;
+export function isThenable<T>(value: MaybeAsync<T>): value is Thenable<T>;
+export function isThenable(value: unknown): value is Thenable<unknown>;
 export function isThenable(value: unknown): boolean {
   return (
     typeof value === 'object' &&
@@ -76,7 +127,7 @@ export function isThenable(value: unknown): boolean {
 }
 
 /**
- * A {@link MaybeAsync} as a `ResultAsync`, for code written for one (`.andThen` of a
+ * A `Result` now or later as a `ResultAsync`, for code written for one (`.andThen` of a
  * `ResultAsync`, `ResultAsync.combine`).
  *
  * @example
@@ -84,6 +135,12 @@ export function isThenable(value: unknown): boolean {
  * const later = toResultAsync(unarchiveEmployee(deps, command)).map(({ record }) => record.guid);
  * ```
  */
-export function toResultAsync<T, E>(answer: MaybeAsync<T, E>): ResultAsync<T, E> {
-  return answer instanceof ResultAsync ? answer : new ResultAsync(Promise.resolve(answer));
+export function toResultAsync<T, E>(answer: MaybeAsync<Result<T, E>>): ResultAsync<T, E> {
+  if (answer instanceof ResultAsync) return answer;
+  return new ResultAsync(isThenable(answer) ? settledOf(answer) : Promise.resolve(answer));
+}
+
+/** A thenable's value as a native promise. */
+async function settledOf<T>(later: Thenable<T>): Promise<T> {
+  return await later;
 }

@@ -1,3 +1,4 @@
+import type { Result } from 'neverthrow';
 import type { IdentityChangeRefused, StorageError, VersionConflict } from './errors.js';
 import type { RecordedEvent } from './events.js';
 import type { Guid, RecordIdentifier } from './identifiers.js';
@@ -31,17 +32,17 @@ export interface ConditionalWriter<T> {
    */
   write(
     change: ConditionalWrite<T>,
-  ): MaybeAsync<T, VersionConflict | IdentityChangeRefused | StorageError>;
+  ): MaybeAsync<Result<T, VersionConflict | IdentityChangeRefused | StorageError>>;
 }
 
 /**
  * Employees, always read and written within one restaurant. Implementations never throw or
  * reject: failures are `StorageUnavailable` (a typed error), and "not found" is `ok(null)`.
  *
- * Every method answers with a {@link MaybeAsync}: a `Result` when the answer is at hand (the
- * memory store, or a record a store holds), which lets a request be served without a promise, or a
- * `ResultAsync` when it must wait (a database). A store that always answers asynchronously, as
- * most do, returns `ResultAsync`s and needs nothing more.
+ * Every method answers with a {@link MaybeAsync} `Result`: the `Result` when the answer is at hand
+ * (the memory store, or a record a store holds), which lets a request be served without a promise,
+ * or a promise of it when it must wait (a database): a `ResultAsync`, or an `async` method's
+ * promise. A store that always answers asynchronously, as most do, needs nothing more.
  *
  * @example
  * ```ts
@@ -60,25 +61,28 @@ export interface EmployeeRepository extends ConditionalWriter<Employee> {
   find(
     restaurantGuid: Guid,
     employeeId: RecordIdentifier,
-  ): MaybeAsync<Employee | null, StorageError>;
+  ): MaybeAsync<Result<Employee | null, StorageError>>;
 }
 
 /** Shifts, always read and written within one restaurant. Never throws; see {@link EmployeeRepository}. */
 export interface ShiftRepository extends ConditionalWriter<Shift> {
   /** The shift of this restaurant with this GUID or external identifier, or `null`. */
-  find(restaurantGuid: Guid, shiftId: RecordIdentifier): MaybeAsync<Shift | null, StorageError>;
+  find(
+    restaurantGuid: Guid,
+    shiftId: RecordIdentifier,
+  ): MaybeAsync<Result<Shift | null, StorageError>>;
 }
 
 /** Restaurant configurations. Never throws; see {@link EmployeeRepository}. */
 export interface RestaurantRepository {
   /** The restaurant with this GUID, archived or not, or `null`. */
-  findByGuid(restaurantGuid: Guid): MaybeAsync<Restaurant | null, StorageError>;
+  findByGuid(restaurantGuid: Guid): MaybeAsync<Result<Restaurant | null, StorageError>>;
 }
 
 /** The events stored with their changes, in the order they were stored. */
 export interface EventLog {
   /** Every stored event, oldest first; with a restaurant, only that restaurant's. */
-  list(restaurantGuid?: Guid): MaybeAsync<readonly RecordedEvent[], StorageError>;
+  list(restaurantGuid?: Guid): MaybeAsync<Result<readonly RecordedEvent[], StorageError>>;
 }
 
 /**
@@ -110,9 +114,9 @@ export interface WorkforceStore {
    * Loads records into an empty store, all of them or nothing. A store that holds any record is
    * left unchanged, so seeding twice changes nothing.
    */
-  seed(records: SeedRecords): MaybeAsync<SeedOutcome, StorageError>;
+  seed(records: SeedRecords): MaybeAsync<Result<SeedOutcome, StorageError>>;
   /** Succeeds when the store can serve requests (for readiness checks). */
-  ping(): MaybeAsync<void, StorageError>;
+  ping(): MaybeAsync<Result<void, StorageError>>;
   /** Releases the store's resources. Calls after close fail with `StorageUnavailable`. */
   close(): Promise<void>;
 }

@@ -23,7 +23,7 @@ import {
   type parseRecordId,
   type RecordIdentifier,
 } from './identifiers.js';
-import { andThen, type MaybeAsync, settled } from './maybe-async.js';
+import { andThen, type MaybeAsync, whenReady } from './maybe-async.js';
 import type {
   Clock,
   ConditionalWriter,
@@ -139,7 +139,7 @@ export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
  *   parseGuid(restaurantHeader, 'restaurant'),
  *   parseGuid(employeeId, 'employeeId'),
  * ]);
- * // A Result at once from the memory store, a ResultAsync from a database: await takes either.
+ * // A Result at once from the memory store, a promise of one from a database: await takes either.
  * const result = parsed.isErr()
  *   ? parsed
  *   : await unarchiveEmployee(deps, { restaurant: parsed.value[0], employee: parsed.value[1], requestId });
@@ -149,7 +149,7 @@ export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
 export function unarchiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: UnarchiveEmployeeCommand,
-): MaybeAsync<Committed<Employee>, UnarchiveEmployeeError> {
+): MaybeAsync<Result<Committed<Employee>, UnarchiveEmployeeError>> {
   const target: Target = {
     restaurantGuid: command.restaurant,
     id: { kind: 'guid', guid: command.employee },
@@ -178,7 +178,7 @@ export function unarchiveEmployee(
 export function archiveEmployee(
   deps: Pick<UseCaseDeps, 'employees' | 'clock' | 'ids' | 'maxAttempts'>,
   command: ArchiveEmployeeCommand,
-): MaybeAsync<Committed<Employee>, ArchiveEmployeeError> {
+): MaybeAsync<Result<Committed<Employee>, ArchiveEmployeeError>> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.employee };
   return changeRecord(deps, deps.employees, target, command.requestId, {
     notFound: employeeNotFound,
@@ -201,7 +201,7 @@ export function archiveEmployee(
 export function deleteShift(
   deps: Pick<UseCaseDeps, 'shifts' | 'clock' | 'ids' | 'maxAttempts'>,
   command: DeleteShiftCommand,
-): MaybeAsync<Committed<Shift>, DeleteShiftError> {
+): MaybeAsync<Result<Committed<Shift>, DeleteShiftError>> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.shift };
   return changeRecord(deps, deps.shifts, target, command.requestId, {
     notFound: shiftNotFound,
@@ -223,7 +223,7 @@ export function deleteShift(
 export function getRestaurant(
   deps: Pick<UseCaseDeps, 'restaurants'>,
   query: GetRestaurantQuery,
-): MaybeAsync<Restaurant, GetRestaurantError> {
+): MaybeAsync<Result<Restaurant, GetRestaurantError>> {
   const lookup: RestaurantQuery = {
     contextGuid: query.restaurant,
     requested: query.requested,
@@ -244,7 +244,7 @@ interface Target {
 
 /** Where a change reads its record and writes it back: an employee or a shift repository. */
 interface RecordRepository<T> extends ConditionalWriter<T> {
-  find(restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError>;
+  find(restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<Result<T | null, StorageError>>;
 }
 
 /** What a change does with the record it read. */
@@ -266,7 +266,7 @@ type ChangeRecordError<NotFound, Refusal> =
  * Read, decide, commit: reads the target, decides its transition, and writes it conditionally on
  * the version read. A lost race (a version conflict) reads and decides again, on the state that
  * won, at most `maxAttempts` times in all. Each step goes on at once when the store answers at
- * once (a `Result`), or when its answer settles (a `ResultAsync`).
+ * once (a `Result`), or when its answer settles (a promise of one).
  */
 function changeRecord<
   T extends StoredRecord & { readonly externalId?: ExternalId },
@@ -278,11 +278,11 @@ function changeRecord<
   target: Target,
   requestId: string,
   change: Change<T, NotFound, Refusal>,
-): MaybeAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> {
+): MaybeAsync<Result<Committed<T>, ChangeRecordError<NotFound, Refusal>>> {
   const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const attempt = (
     attemptNumber: number,
-  ): MaybeAsync<Committed<T>, ChangeRecordError<NotFound, Refusal>> =>
+  ): MaybeAsync<Result<Committed<T>, ChangeRecordError<NotFound, Refusal>>> =>
     andThen(repository.find(target.restaurantGuid, target.id), (found) => {
       if (!isTarget(found, target)) return err(change.notFound(target.restaurantGuid, target.id));
       const decided = change.decide(found, deps.clock.now());
@@ -292,7 +292,7 @@ function changeRecord<
       if (isNoOp(transition)) return ok({ record: transition.record, events: NO_EVENTS });
       const events = recordedEvents(transition, deps.ids, requestId);
       const write = { record: transition.record, expectedVersion: found.version, events };
-      return settled(repository.write(write), (written) => {
+      return whenReady(repository.write(write), (written) => {
         if (written.isOk()) return ok({ record: written.value, events });
         if (written.error.type !== 'VersionConflict') return err(written.error);
         // Lost the race: read the state that won, and decide again.

@@ -57,7 +57,7 @@ function scheduledDeps(
   ids: UseCaseDeps['ids'],
   who = '',
 ): UseCaseDeps {
-  const via = <T, E>(label: string, call: () => MaybeAsync<T, E>): ResultAsync<T, E> =>
+  const via = <T, E>(label: string, call: () => MaybeAsync<Result<T, E>>): ResultAsync<T, E> =>
     new ResultAsync(
       s
         .schedule(Promise.resolve(), `${who}${label} call`)
@@ -89,7 +89,7 @@ function scheduledDeps(
  */
 async function settle<T, E>(
   s: fc.Scheduler,
-  calls: readonly MaybeAsync<T, E>[],
+  calls: readonly MaybeAsync<Result<T, E>>[],
 ): Promise<Result<T, E>[]> {
   const results = await s.waitFor(Promise.all(calls.map(toResultAsync)));
   expect(s.count()).toBe(0);
@@ -241,7 +241,7 @@ describe('concurrent unarchives and archives of one employee', () => {
 
           const results = await settle(
             s,
-            actions.map((action, i): MaybeAsync<Committed<Employee>, DomainError> => {
+            actions.map((action, i): MaybeAsync<Result<Committed<Employee>, DomainError>> => {
               const command = { restaurant: restaurant.guid, requestId: `req-${i}` };
               return action === 'archive'
                 ? archiveEmployee(deps, { ...command, employee: { kind: 'guid', guid } })

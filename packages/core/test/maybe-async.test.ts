@@ -5,8 +5,8 @@ import {
   deleteShift,
   getRestaurant,
   isThenable,
-  settled,
   unarchiveEmployee,
+  whenReady,
 } from '@workforce-kit/core';
 import {
   anArchivedEmployee,
@@ -18,12 +18,12 @@ import {
 import { err, errAsync, ok, okAsync, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 
-describe('andThen and settled', () => {
+describe('whenReady and andThen', () => {
   it('go on at once, with a Result, while every answer is at hand', () => {
     const steps: string[] = [];
     const result = andThen(ok(1), (a) => {
       steps.push('first');
-      return settled(ok(2), (b) => {
+      return whenReady(ok(2), (b) => {
         steps.push('second');
         return ok(a + b._unsafeUnwrap());
       });
@@ -33,7 +33,7 @@ describe('andThen and settled', () => {
     expect((result as Result<number, never>)._unsafeUnwrap()).toBe(3);
   });
 
-  it('go on when an answer settles, and answer with a ResultAsync', async () => {
+  it('go on when an answer settles, and answer with a promise of it', async () => {
     const steps: string[] = [];
     const result = andThen(ok(1), (a) => {
       steps.push('before');
@@ -64,18 +64,21 @@ describe('andThen and settled', () => {
     expect(reached).toBe(false);
   });
 
-  it('hand settled the error too, for the caller to handle', async () => {
-    const result = settled(errAsync<number, string>('conflict'), (first) =>
-      settled(ok<number, string>(2), (second) => ok([first.isErr(), second.isOk()])),
+  it('hand whenReady the error too, for the caller to handle', async () => {
+    const result = whenReady(errAsync<number, string>('conflict'), (first) =>
+      whenReady(ok<number, string>(2), (second) => ok([first.isErr(), second.isOk()])),
     );
     expect((await result)._unsafeUnwrap()).toEqual([true, true]);
   });
 
   it('wait for a thenable of another copy of neverthrow', async () => {
-    // A thenable, as another copy's ResultAsync is (biome: a thenable here is the point).
+    // A thenable whose then is its promise's, as another copy's ResultAsync is (biome: a thenable
+    // here is the point).
+    const settled = Promise.resolve(ok<number, never>(5));
     // biome-ignore lint/suspicious/noThenProperty: the thenable is what is under test
-    const foreign = { then: (resolve: (value: Result<number, never>) => void) => resolve(ok(5)) };
-    const result = settled(foreign as never, (five: Result<number, never>) =>
+    const foreign = { then: settled.then.bind(settled) };
+    expect(foreign).not.toBeInstanceOf(Promise);
+    const result = whenReady(foreign, (five: Result<number, never>) =>
       ok(five._unsafeUnwrap() + 1),
     );
     expect(isThenable(result)).toBe(true);

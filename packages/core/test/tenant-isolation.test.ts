@@ -588,7 +588,7 @@ function leakyPorts(
     ...world.restaurants.map((r) => r.guid).filter((guid) => guid !== restaurantGuid),
     restaurantGuid,
   ];
-  const firstFound = <T, E>(results: MaybeAsync<T | null, E>[]): ResultAsync<T | null, E> =>
+  const firstFound = <T, E>(results: MaybeAsync<Result<T | null, E>>[]): ResultAsync<T | null, E> =>
     ResultAsync.combine(results.map(toResultAsync)).map(
       (found) => found.find((x) => x !== null) ?? null,
     );

@@ -20,12 +20,10 @@ interface ParsedRequest {
 /**
  * Creates the Express middleware of the workforce-kit API: the operations of
  * `openapi/openapi.yaml` over any store that implements the core's ports, answered by the API's
- * one request pipeline (`@workforce-kit/http`). Every request under the API's prefixes goes, in
- * this order: request id, response headers and timeout; bearer authentication (401) and scope
- * (403); the restaurant the token may act for (403); rate limits (429); media type (415) and body
- * (413, 400); validation against the spec (400); the use case. Every error is problem details
- * with a `code` and the `requestId`. A known path with another method is 405 with `Allow`; an
- * unknown path under the prefixes 404. Other paths go on to the host's next middleware. Mount it
+ * one request pipeline (`@workforce-kit/http`; its steps, in order, are in docs/architecture.md,
+ * "One request pipeline"). Every error is problem details with a `code` and the `requestId`. A
+ * known path with another method is 405 with `Allow`; an unknown path under the API's prefixes
+ * 404. Other paths go on to the host's next middleware. Mount it
  * at the root or under a path (`app.use('/api', router)`); the id the host's `requestIds()` gave a
  * request is kept, and a body the host's `express.json()` already parsed is taken as parsed.
  *

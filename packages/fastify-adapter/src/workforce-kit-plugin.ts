@@ -137,13 +137,11 @@ function assignedRequestId(reply: FastifyReply): string | undefined {
 /**
  * The workforce-kit API as a Fastify 5 plugin: the operations of the OpenAPI contract over any
  * store that implements the core's ports, answered by the API's one request pipeline
- * (`@workforce-kit/http`), with the same options, problem details, headers and statuses as the
- * Express and node:http adapters. The plugin routes the API's prefixes (`/labor/v1/*`,
- * `/restaurants/v1/*`) and the pipeline the rest: per request, request id and timeout; bearer
- * authentication (401) and scope (403); the restaurant the token may act for (403); rate limits
- * (429); media type (415) and body (413, 400); validation (400); the use case. A known path with
- * another method is 405 with `Allow`; an unknown path under the prefixes 404; any other path is
- * the host's. It is encapsulated, needs no option of the Fastify instance, and registers under
+ * (`@workforce-kit/http`), with the same options, problem details, headers and statuses as every
+ * adapter. The plugin routes the API's prefixes (`/labor/v1/*`,
+ * `/restaurants/v1/*`) and the pipeline answers the rest, in the steps docs/architecture.md lists
+ * ("One request pipeline"). A known path with another method is 405 with `Allow`; an unknown path
+ * under the prefixes 404; any other path is the host's. It is encapsulated, needs no option of the Fastify instance, and registers under
  * any `prefix`. Its routes answer from their `onRequest` hook: the host's `onRequest` hooks run
  * before it, and its `onSend` and `onResponse` hooks after.
  *

@@ -9,8 +9,9 @@ import {
 import { openapiDocument } from '@workforce-kit/types';
 import { pino } from 'pino';
 import type { AccessTokenVerifier } from './auth/access-token.js';
+import { type HttpMetrics, httpMetrics, type MetricsOptions } from './http-metrics.js';
 import { instrumentedStore } from './instrumented-store.js';
-import type { Logger } from './logger.js';
+import type { Logger, LogSource } from './logger.js';
 import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
@@ -19,21 +20,12 @@ import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
 import { routeTable } from './route-table.js';
-import {
-  createTelemetry,
-  type HttpMetrics,
-  httpMetrics,
-  type MetricsOptions,
-  tracerOf,
-} from './telemetry.js';
+import { createTelemetry, tracerOf } from './telemetry.js';
 
 /** The ports the edge reads and writes through: any store that implements the core's ports. */
 export type ApiStore = Pick<WorkforceStore, 'employees' | 'shifts' | 'restaurants'>;
 
-/**
- * Options of the API, the same for every framework adapter (`createRouter` for Express, the
- * `workforceKit` plugin for Fastify).
- */
+/** Options of the API, the same for every framework adapter. */
 export interface ApiOptions {
   /** The store: the core's repositories. */
   readonly store: ApiStore;
@@ -187,10 +179,10 @@ export function createApi(options: ApiOptions): Api {
     run: tracing ? withinRequestSpans(run) : run,
     telemetry:
       metrics !== undefined || tracing ? createTelemetry(operations, metrics, tracing) : undefined,
-    emit(events, log) {
+    emit(events, request) {
       if (onEvent === undefined) return;
       // After the answer, in a microtask each; a failure (thrown or rejected) is logged.
-      for (const event of events) queueMicrotask(() => handOn(onEvent, event, log));
+      for (const event of events) queueMicrotask(() => handOn(onEvent, event, request));
     },
   });
   return { handle, operations, prefixes, logger };
@@ -200,9 +192,9 @@ export function createApi(options: ApiOptions): Api {
 function handOn(
   onEvent: (event: RecordedEvent) => void | Promise<void>,
   event: RecordedEvent,
-  log: Logger,
+  request: LogSource,
 ): void {
-  const failed = (error: unknown) => log.error({ err: error, event }, 'onEvent failed');
+  const failed = (error: unknown) => request.log.error({ err: error, event }, 'onEvent failed');
   try {
     const handled = onEvent(event);
     if (isThenable(handled)) handled.then(undefined, failed);

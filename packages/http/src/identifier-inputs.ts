@@ -1,9 +1,9 @@
 /**
  * The identifier inputs of a request, each parsed once, by the core's parser, where the edge takes
  * the request in: the path parameters the spec gives a `GuidInput` or `RecordIdInput` schema
- * (`parseGuid`, `parseRecordId`), and the context restaurant, which `authorizeRequest` parsed from
- * its header. ajv does not check them (request-validation.ts leaves them out of its schemas); the
- * use cases take what the parsers made.
+ * (`parseGuid`, `parseRecordId`), and the context restaurant, which `authorization`
+ * (auth/authorize.ts) parsed from its header. ajv does not check them (request-validation.ts leaves
+ * them out of its schemas); the use cases take what the parsers made.
  */
 import {
   type Guid,
@@ -88,8 +88,8 @@ export interface IdentifierInputs {
   /** The path parameters with each identifier parsed, or the malformed ones in the path's order. */
   readonly path: (params: Readonly<Record<string, string>>) => Result<PathInputs, InvalidInput[]>;
   /**
-   * The context restaurant, as `authorizeRequest` parsed it from its header, or the header as an
-   * invalid input: missing, or not a GUID.
+   * The context restaurant, as `authorization` (auth/authorize.ts) parsed it from its header, or
+   * the header as an invalid input: missing, or not a GUID.
    */
   readonly restaurant: (
     parsed: Guid | undefined,

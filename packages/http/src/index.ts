@@ -21,6 +21,7 @@ export {
   type JwtKeySource,
   type JwtVerifierOptions,
 } from './auth/jwt-verifier.js';
+export type { MetricsOptions } from './http-metrics.js';
 export type { Logger } from './logger.js';
 export {
   PROBLEM_TYPE_BASE,
@@ -37,7 +38,6 @@ export {
   type WindowCounter,
   type WindowDecision,
 } from './rate-limit.js';
-export type { MetricsOptions } from './telemetry.js';
 export {
   toEmployeeBody,
   toRestaurantBody,

@@ -1,8 +1,8 @@
 import { context, type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { isThenable, type MaybeAsync } from '@workforce-kit/core';
-import { type Result, ResultAsync } from 'neverthrow';
+import type { Result } from 'neverthrow';
 import type { ApiStore } from './api.js';
-import type { HttpMetrics } from './telemetry.js';
+import type { HttpMetrics } from './http-metrics.js';
 
 /** The name of a store call, as its metric label and span name say it. */
 type StoreCall =
@@ -21,22 +21,22 @@ type StoreCall =
  */
 function measured<A, T, E extends { readonly type: string }>(
   call: StoreCall,
-  port: (a: A) => MaybeAsync<T, E>,
+  port: (a: A) => MaybeAsync<Result<T, E>>,
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
-): (a: A) => MaybeAsync<T, E>;
+): (a: A) => MaybeAsync<Result<T, E>>;
 function measured<A, B, T, E extends { readonly type: string }>(
   call: StoreCall,
-  port: (a: A, b: B) => MaybeAsync<T, E>,
+  port: (a: A, b: B) => MaybeAsync<Result<T, E>>,
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
-): (a: A, b: B) => MaybeAsync<T, E>;
+): (a: A, b: B) => MaybeAsync<Result<T, E>>;
 function measured<A, B, T, E extends { readonly type: string }>(
   call: StoreCall,
-  port: (a: A, b: B) => MaybeAsync<T, E>,
+  port: (a: A, b: B) => MaybeAsync<Result<T, E>>,
   metrics: HttpMetrics | undefined,
   tracer: Tracer | undefined,
-): (a: A, b: B) => MaybeAsync<T, E> {
+): (a: A, b: B) => MaybeAsync<Result<T, E>> {
   // The call's series from the start, at 0 (its child made once).
   metrics?.storeCalls.zero({ call });
   const histogram = metrics?.storeCalls.labels(call);
@@ -44,7 +44,7 @@ function measured<A, B, T, E extends { readonly type: string }>(
   return (a, b) => {
     const started = performance.now();
     const span = tracer?.startSpan(call, { kind: SpanKind.INTERNAL }, context.active());
-    let result: MaybeAsync<T, E>;
+    let result: MaybeAsync<Result<T, E>>;
     try {
       result = port(a, b);
     } catch (error) {
@@ -56,9 +56,9 @@ function measured<A, B, T, E extends { readonly type: string }>(
       finish(histogram, started, span, result.isErr() ? result.error : undefined);
       return result;
     }
-    // A ResultAsync's then is its promise's: it returns a Promise (typed PromiseLike), with no
-    // extra thenable hop of Promise.resolve.
-    const measuredOutcome = result.then(
+    // Measured as it settles, through its own then (a ResultAsync's is its promise's): no extra
+    // hop of Promise.resolve.
+    return result.then(
       (outcome) => {
         finish(histogram, started, span, outcome.isErr() ? outcome.error : undefined);
         return outcome;
@@ -67,8 +67,7 @@ function measured<A, B, T, E extends { readonly type: string }>(
         finish(histogram, started, span, undefined, error ?? 'rejected');
         throw error;
       },
-    ) as Promise<Result<T, E>>;
-    return new ResultAsync(measuredOutcome);
+    );
   };
 }
 

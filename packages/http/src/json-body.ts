@@ -3,6 +3,7 @@ import { Readable, type Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { MaybeAsync } from '@workforce-kit/core';
 import getRawBody from 'raw-body';
 import type { ProblemOccurrence } from './problems.js';
 
@@ -88,7 +89,7 @@ export function readJsonBody(
   stream: UnreadBody,
   headers: IncomingHttpHeaders,
   limit: number,
-): JsonBody | Promise<JsonBody> {
+): MaybeAsync<JsonBody> {
   const encoding = headers['content-encoding'];
   const decoder = encoding === undefined ? null : decoderOf(encoding.trim().toLowerCase());
   if (decoder === undefined) return UNSUPPORTED_ENCODING;

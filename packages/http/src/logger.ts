@@ -19,3 +19,11 @@ export interface Logger {
   /** Whether `info` writes anything (the per-request log is skipped when not). @default true */
   isLevelEnabled?(level: string): boolean;
 }
+
+/**
+ * What has a logger at hand when a line is to be written: a request's state, which makes its
+ * logger (every line with the request's id) only then.
+ */
+export interface LogSource {
+  readonly log: Logger;
+}

@@ -6,13 +6,13 @@ import {
   type Employee,
   type Guid,
   getRestaurant,
-  isThenable,
   type MaybeAsync,
   type RecordedEvent,
   type Restaurant,
   type Shift,
   type UseCaseDeps,
   unarchiveEmployee,
+  whenReady,
 } from '@workforce-kit/core';
 import type { Result } from 'neverthrow';
 import type { PathInputs } from './identifier-inputs.js';
@@ -54,12 +54,12 @@ export type OperationResult =
 export type OperationRunner = (
   id: OperationId,
   input: OperationInput,
-) => OperationResult | PromiseLike<OperationResult>;
+) => MaybeAsync<OperationResult>;
 
 const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);
 
 /** The outcome of an operation that answered 200. */
-type Answered = Extract<OperationResult, { readonly text: string }>;
+export type Answered = Extract<OperationResult, { readonly text: string }>;
 
 /** A 200's body as it goes on the wire. */
 function answered(text: string, events: readonly RecordedEvent[]): Answered {
@@ -87,41 +87,52 @@ const committed =
   ({ record, events }: Committed<T>) =>
     answered(toJson(record), events);
 
+/** A use case's result as the pipeline takes it: its 200's body made of its value, or its error. */
+const outcomeOf =
+  <T>(toAnswer: (value: T) => Answered) =>
+  (result: Result<T, DomainError>): OperationResult =>
+    result.isOk() ? toAnswer(result.value) : { error: result.error };
+
 /**
  * The use case of each operation, its command made of the parsed inputs (the spec names each
  * identifier's parser: `GuidInput`, `RecordIdInput`), and how its value goes on the wire.
  */
 function useCases(deps: UseCaseDeps): {
-  readonly [id in OperationId]: (input: OperationInput) => MaybeAsync<OperationResult, DomainError>;
+  readonly [id in OperationId]: (input: OperationInput) => MaybeAsync<OperationResult>;
 } {
-  const employee = committed<Employee>(employeeJson);
-  const shift = committed<Shift>(shiftJson);
-  const restaurant = keptWith<Restaurant>((record) => JSON.stringify(toRestaurantBody(record)));
+  const employee = outcomeOf(committed<Employee>(employeeJson));
+  const shift = outcomeOf(committed<Shift>(shiftJson));
+  const restaurant = outcomeOf(
+    keptWith<Restaurant>((record) => JSON.stringify(toRestaurantBody(record))),
+  );
   return {
     unarchiveEmployee: ({ restaurant, path, requestId }) =>
-      unarchiveEmployee(deps, { restaurant, employee: path.guid('employeeId'), requestId }).map(
+      whenReady(
+        unarchiveEmployee(deps, { restaurant, employee: path.guid('employeeId'), requestId }),
         employee,
       ),
     archiveEmployee: ({ restaurant, path, requestId }) =>
-      archiveEmployee(deps, { restaurant, employee: path.recordId('employeeId'), requestId }).map(
+      whenReady(
+        archiveEmployee(deps, { restaurant, employee: path.recordId('employeeId'), requestId }),
         employee,
       ),
     deleteShift: ({ restaurant, path, requestId }) =>
-      deleteShift(deps, { restaurant, shift: path.recordId('shiftId'), requestId }).map(shift),
+      whenReady(
+        deleteShift(deps, { restaurant, shift: path.recordId('shiftId'), requestId }),
+        shift,
+      ),
     getRestaurant: ({ restaurant: context, path, query }) =>
-      getRestaurant(deps, {
-        restaurant: context,
-        // As sent: anything but the context restaurant, a value that is not a GUID included, is not found.
-        requested: path.text('restaurantGUID'),
-        // Validated and coerced: true, false or absent.
-        includeArchived: query.includeArchived === true,
-      }).map(restaurant),
+      whenReady(
+        getRestaurant(deps, {
+          restaurant: context,
+          // As sent: anything but the context restaurant, a value that is not a GUID included, is not found.
+          requested: path.text('restaurantGUID'),
+          // Validated and coerced: true, false or absent.
+          includeArchived: query.includeArchived === true,
+        }),
+        restaurant,
+      ),
   };
-}
-
-/** A use case's result as the pipeline takes it. */
-function outcomeOf(result: Result<OperationResult, DomainError>): OperationResult {
-  return result.isOk() ? result.value : { error: result.error };
 }
 
 /**
@@ -131,10 +142,7 @@ function outcomeOf(result: Result<OperationResult, DomainError>): OperationResul
  */
 export function createOperationRunner(deps: UseCaseDeps): OperationRunner {
   const byId = useCases(deps);
-  return (id, input) => {
-    const result = byId[id](input);
-    return isThenable(result) ? result.then(outcomeOf) : outcomeOf(result);
-  };
+  return (id, input) => byId[id](input);
 }
 
 /**

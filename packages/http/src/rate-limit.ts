@@ -1,5 +1,6 @@
+import { isThenable, type MaybeAsync, type Thenable } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from './logger.js';
+import type { LogSource } from './logger.js';
 import type { ProblemOccurrence } from './problems.js';
 
 /** One rate-limit window, as the edge asks a limiter for it. */
@@ -92,82 +93,124 @@ const KEY_GET: LRUCache.GetOptions<string, KeyWindow, unknown> = {};
 interface KeyWindow {
   counted: number;
   readonly resetsAt: number;
-  /** Whether the request last counted found no point left (and so was not counted). */
-  spent: boolean;
-}
-
-/** A counter that answers at once, in this process's memory. */
-export interface MemoryWindowCounter {
-  /** Counts a request of `key`: the count after it, and whether the window had no point left. */
-  consume(key: string): WindowDecision;
-  /**
-   * Counts a request of `key` at `now`, as `consume` does, and answers with the key's window as the
-   * counter holds it (read at once; no object made for the answer).
-   */
-  count(key: string, now: number): Readonly<KeyWindow>;
-  /** How many keys it holds. */
-  readonly size: number;
 }
 
 /**
- * The default limiter of a window: a fixed window per key, from its first request, counted in
- * this process's memory and answered at once (no promise, no timer per key). At most `maxKeys`
- * keys are held: past it, the least recently counted key is dropped, and its count with it, so
- * that requests naming ever new restaurant contexts cannot grow memory without bound. A refused
- * request is not counted (a key's count stops at the window's points).
+ * The default counter of a window: a fixed window per key, from its first request, counted in
+ * this process's memory and answered at once. At most `maxKeys` keys are held: past it, the least
+ * recently counted key is dropped with its count, so that requests naming ever new restaurant
+ * contexts cannot grow memory without bound. A refused request is not counted.
  */
-export function memoryWindowCounter(window: RateLimitWindow, maxKeys: number): MemoryWindowCounter {
-  const durationMs = window.durationSeconds * 1000;
-  const keys = new LRUCache<string, KeyWindow>({ max: maxKeys });
-  const count = (key: string, now: number): KeyWindow => {
-    let held = keys.get(key, KEY_GET);
+export class MemoryWindowCounter implements WindowCounter {
+  readonly #points: number;
+  readonly #durationMs: number;
+  readonly #keys: LRUCache<string, KeyWindow>;
+  /** The decision `consumeNow` answers, written in place: its caller reads it at once. */
+  readonly #decision = { count: { remainingPoints: 0, msBeforeNext: 0 }, spent: false };
+
+  constructor(window: RateLimitWindow, maxKeys: number) {
+    this.#points = window.points;
+    this.#durationMs = window.durationSeconds * 1000;
+    this.#keys = new LRUCache({ max: maxKeys });
+  }
+
+  /** How many keys it holds. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** Counts a request of `key`; the answer is valid until the next call. */
+  consumeNow(key: string): WindowDecision {
+    const now = Date.now();
+    let held = this.#keys.get(key, KEY_GET);
     if (held === undefined || held.resetsAt <= now) {
-      held = { counted: 0, resetsAt: now + durationMs, spent: false };
-      keys.set(key, held);
+      held = { counted: 0, resetsAt: now + this.#durationMs };
+      this.#keys.set(key, held);
     }
-    held.spent = held.counted >= window.points;
-    if (!held.spent) held.counted += 1;
-    return held;
-  };
-  return {
-    count,
-    consume(key) {
-      const now = Date.now();
-      const held = count(key, now);
-      return {
-        count: { remainingPoints: window.points - held.counted, msBeforeNext: held.resetsAt - now },
-        spent: held.spent,
-      };
-    },
-    get size() {
-      return keys.size;
-    },
-  };
+    const decision = this.#decision;
+    decision.spent = held.counted >= this.#points;
+    if (!decision.spent) held.counted += 1;
+    decision.count.remainingPoints = this.#points - held.counted;
+    decision.count.msBeforeNext = held.resetsAt - now;
+    return decision;
+  }
+
+  consume(key: string): Promise<WindowCount> {
+    const { count, spent } = this.consumeNow(key);
+    const copy = { ...count };
+    return spent ? Promise.reject(copy) : Promise.resolve(copy);
+  }
 }
 
-/** A request's rate-limit answer: the `RateLimit-*` headers, and the 429 when it is refused. */
+/**
+ * A request's rate-limit decision: the `RateLimit-*` values (as the headers carry them) of the
+ * window closest to running out, or of the one that refused; and the 429 when it is refused.
+ */
 export interface RateLimitDecision {
-  readonly headers: Readonly<Record<string, string>>;
+  /** The window's points: `RateLimit-Limit`. */
+  readonly limit: string;
+  /** `RateLimit-Remaining`. */
+  readonly remaining: string;
+  /** Seconds until the window ends: `RateLimit-Reset` (and `Retry-After` on a 429). */
+  readonly reset: string;
+  /** The 429 of a refused request. */
   readonly refused: ProblemOccurrence | undefined;
 }
 
 /**
- * Counts requests by key and decides: let through, or 429. The default in-memory limits decide at
- * once; so does a shared limiter whose windows answer `consumeNow`, when they can. Otherwise the
- * decision is a promise.
+ * Counts requests by key and decides: let through, or 429. `undefined` lets the request through
+ * with no `RateLimit-*` headers (no window could count it). At once while every window answers at
+ * once; else a promise.
  */
 export interface RateLimiter {
-  check(key: string, log: Logger): RateLimitDecision | Promise<RateLimitDecision>;
+  check(key: string, request: LogSource): MaybeAsync<RateLimitDecision | undefined>;
+}
+
+/**
+ * The limiter's verdict so far on one request, filled window by window. Its header values are kept
+ * as text, made once for the window that describes the request.
+ */
+class Decision implements RateLimitDecision {
+  /** `''` until a window counted the request (then it has no headers). */
+  limit = '';
+  remaining = '';
+  reset = '';
+  refused: ProblemOccurrence | undefined;
+  /** The requests left in the window that describes it, to compare the next window's with. */
+  least = 0;
+
+  /** Takes a window's count: the window with the fewest requests left describes the request. */
+  allow(counted: CountedWindow, count: WindowCount): void {
+    if (this.limit !== '' && count.remainingPoints >= this.least) return;
+    describe(this, counted, count);
+  }
+
+  /** The window had no point left: the 429, described by that window. */
+  refuse(counted: CountedWindow, count: WindowCount): void {
+    const { window } = counted;
+    const retry = seconds(count.msBeforeNext);
+    describe(this, counted, count);
+    this.refused = {
+      code: 'RATE_LIMITED',
+      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
+      headers: { 'Retry-After': String(retry) },
+    };
+  }
+}
+
+/** The decision described by a window's count. */
+function describe(decision: Decision, { limit }: CountedWindow, count: WindowCount): void {
+  decision.limit = limit;
+  decision.least = count.remainingPoints;
+  decision.remaining = String(count.remainingPoints);
+  decision.reset = String(seconds(count.msBeforeNext));
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-function headersOf(window: RateLimitWindow, count: WindowCount): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(window.points),
-    'RateLimit-Remaining': String(count.remainingPoints),
-    'RateLimit-Reset': String(seconds(count.msBeforeNext)),
-  };
+/** A counter's failure (its store is down): the request is let through, and it is logged. */
+class Unavailable {
+  constructor(readonly cause: unknown) {}
 }
 
 function isCount(value: unknown): value is WindowCount {
@@ -179,36 +222,25 @@ function isCount(value: unknown): value is WindowCount {
   );
 }
 
-/** The 429 of the window that refused, described by its headers. */
-function refusal(window: RateLimitWindow, count: WindowCount): RateLimitDecision {
-  const retry = seconds(count.msBeforeNext);
-  return {
-    headers: headersOf(window, count),
-    refused: {
-      code: 'RATE_LIMITED',
-      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
-      headers: { 'Retry-After': String(retry) },
-    },
-  };
+/** A window's decision through its `consume` promise. */
+function consumed(counter: WindowCounter, key: string): Promise<WindowDecision | Unavailable> {
+  return counter.consume(key).then(
+    (count) => ({ count, spent: false }),
+    (rejection: unknown) =>
+      isCount(rejection) ? { count: rejection, spent: true } : new Unavailable(rejection),
+  );
 }
 
-/** Let through, described by the window closest to running out. */
-function allowed(tightest: Counted | undefined): RateLimitDecision {
-  return {
-    headers: tightest === undefined ? {} : headersOf(tightest.window, tightest.count),
-    refused: undefined,
-  };
+/** A window's decision at once when its counter can make it, else through `consume`. */
+function decisionOf(counter: WindowCounter, key: string): MaybeAsync<WindowDecision | Unavailable> {
+  let decided: WindowDecision | undefined;
+  try {
+    decided = counter.consumeNow?.(key);
+  } catch (failure) {
+    return new Unavailable(failure);
+  }
+  return decided ?? consumed(counter, key);
 }
-
-interface Counted {
-  readonly window: RateLimitWindow;
-  readonly count: WindowCount;
-}
-
-const tighter = (tightest: Counted | undefined, next: Counted): Counted =>
-  tightest === undefined || next.count.remainingPoints < tightest.count.remainingPoints
-    ? next
-    : tightest;
 
 /** What {@link createRateLimiter} is told besides the limits. */
 export interface RateLimiterHooks {
@@ -216,22 +248,111 @@ export interface RateLimiterHooks {
   readonly onRefusal?: (window: RateLimitWindow['name']) => void;
 }
 
+interface CountedWindow {
+  readonly window: RateLimitWindow;
+  /** Its points, as `RateLimit-Limit` says them. */
+  readonly limit: string;
+  readonly counter: WindowCounter;
+}
+
 /**
- * The rate limits, per second then per 15 minutes, each window one counter. A request refused by
- * the per-second window spends nothing of the 15-minute window, so that a burst of refused
- * requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` headers (IETF draft 6)
- * describe the window closest to running out (the fewest requests left), and on a 429 the window
- * that refused, whose `Retry-After` is also sent. With the default in-memory counters the decision
- * is made at once; with `limiter`'s (a shared store), it is made at once while each window's
- * `consumeNow` answers, and awaited from the first window that cannot (through its `consume`). A
- * limiter that fails (its store is down) lets the request through, and the failure is logged.
+ * The rate limits: each request counted in each window in turn, per second then per 15 minutes, by
+ * the window's counter (in memory, or the `limiter` given). Every counter is asked the same way:
+ * at once through `consumeNow` when it can answer so (the in-memory one always can), else through
+ * `consume`, awaited; the request waits only from the first window that cannot answer at once. A
+ * request refused by the per-second window spends nothing of the 15-minute window, so that a
+ * burst of refused requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` values
+ * (IETF draft 6) describe the window closest to running out, and on a 429 the window that refused.
+ * A counter that fails (its store is down) lets the request through, and the failure is logged.
+ */
+class WindowedRateLimiter implements RateLimiter {
+  readonly #windows: readonly CountedWindow[];
+  readonly #hooks: RateLimiterHooks;
+
+  constructor(windows: readonly CountedWindow[], hooks: RateLimiterHooks) {
+    this.#windows = windows;
+    this.#hooks = hooks;
+  }
+
+  check(key: string, request: LogSource): MaybeAsync<RateLimitDecision | undefined> {
+    return this.#countFrom(0, key, request, new Decision());
+  }
+
+  /** Counts the request in the windows from `first` on: at once while each answers at once. */
+  #countFrom(
+    first: number,
+    key: string,
+    request: LogSource,
+    decision: Decision,
+  ): MaybeAsync<RateLimitDecision | undefined> {
+    const windows = this.#windows;
+    for (let index = first; index < windows.length; index += 1) {
+      const counted = windows[index] as CountedWindow;
+      const decided = decisionOf(counted.counter, key);
+      if (isThenable(decided)) return this.#later(decided, index, key, request, decision);
+      if (!this.#take(counted, decided, request, decision)) return decision;
+    }
+    return decision.limit === '' ? undefined : decision;
+  }
+
+  /** Goes on from window `index` once its counter's decision settles. */
+  #later(
+    decided: Thenable<WindowDecision | Unavailable>,
+    index: number,
+    key: string,
+    request: LogSource,
+    decision: Decision,
+  ): MaybeAsync<RateLimitDecision | undefined> {
+    const counted = this.#windows[index] as CountedWindow;
+    return decided.then((later) =>
+      this.#take(counted, later, request, decision)
+        ? this.#countFrom(index + 1, key, request, decision)
+        : decision,
+    );
+  }
+
+  /** Takes a window's decision; whether the request goes on to the next window. */
+  #take(
+    counted: CountedWindow,
+    decided: WindowDecision | Unavailable,
+    request: LogSource,
+    decision: Decision,
+  ): boolean {
+    if (decided instanceof Unavailable) {
+      request.log.warn(
+        { err: decided.cause, window: counted.window.name },
+        'rate limiter unavailable; request let through',
+      );
+      return true;
+    }
+    if (!decided.spent) {
+      decision.allow(counted, decided.count);
+      return true;
+    }
+    decision.refuse(counted, decided.count);
+    this.#hooks.onRefusal?.(counted.window.name);
+    return false;
+  }
+}
+
+/**
+ * The rate limits of the options, per second then per 15 minutes: each window counted in memory
+ * (per process), or by the `limiter` given (shared).
+ *
+ * @param options - the limits, and the counter of a window
+ * @param hooks - what is told of refusals
+ * @example
+ * ```ts
+ * const limiter = createRateLimiter({ perSecond: 20 }, { onRefusal: (window) => refusals.inc() });
+ * const decision = await limiter.check(`restaurant:${guid}`, { log });
+ * ```
  */
 export function createRateLimiter(
   options: RateLimitOptions,
   hooks: RateLimiterHooks = {},
 ): RateLimiter {
   const maxKeys = options.maxKeys ?? RATE_LIMIT_DEFAULTS.maxKeys;
-  const windows = [
+  const windows: readonly RateLimitWindow[] = [
     {
       name: 'second',
       points: options.perSecond ?? RATE_LIMIT_DEFAULTS.perSecond,
@@ -242,100 +363,11 @@ export function createRateLimiter(
       points: options.per15Minutes ?? RATE_LIMIT_DEFAULTS.per15Minutes,
       durationSeconds: 15 * 60,
     },
-  ] as const satisfies readonly RateLimitWindow[];
-  const refused = (window: RateLimitWindow, count: WindowCount) => {
-    hooks.onRefusal?.(window.name);
-    return refusal(window, count);
-  };
-
-  const { limiter } = options;
-  if (limiter === undefined) {
-    const counted = windows.map((window) => ({
-      window,
-      counter: memoryWindowCounter(window, maxKeys),
-      limit: String(window.points),
-    }));
-    // Read from the counters' own windows: a request that is let through makes its headers and
-    // its decision, and nothing else.
-    return {
-      check(key) {
-        const now = Date.now();
-        let limit = '';
-        let remaining = Number.POSITIVE_INFINITY;
-        let resetsAt = 0;
-        for (const { window, counter, limit: points } of counted) {
-          const held = counter.count(key, now);
-          const left = window.points - held.counted;
-          if (held.spent) {
-            return refused(window, { remainingPoints: left, msBeforeNext: held.resetsAt - now });
-          }
-          if (left < remaining) {
-            limit = points;
-            remaining = left;
-            resetsAt = held.resetsAt;
-          }
-        }
-        return {
-          headers: {
-            'RateLimit-Limit': limit,
-            'RateLimit-Remaining': String(remaining),
-            'RateLimit-Reset': String(seconds(resetsAt - now)),
-          },
-          refused: undefined,
-        };
-      },
-    };
-  }
-
-  const shared = windows.map((window) => ({ window, counter: limiter(window) }));
-  const unavailable = (log: Logger, window: RateLimitWindow, failure: unknown) => {
-    log.warn(
-      { err: failure, window: window.name },
-      'rate limiter unavailable; request let through',
-    );
-  };
-  /** The windows from `first` on, each awaited: what `check` does once one cannot answer at once. */
-  const awaited = async (
-    key: string,
-    log: Logger,
-    first: number,
-    counted: Counted | undefined,
-  ): Promise<RateLimitDecision> => {
-    let tightest = counted;
-    for (let index = first; index < shared.length; index += 1) {
-      const { window, counter } = shared[index] as (typeof shared)[number];
-      let count: WindowCount;
-      try {
-        count = await counter.consume(key);
-      } catch (rejection) {
-        if (!isCount(rejection)) {
-          unavailable(log, window, rejection);
-          continue;
-        }
-        return refused(window, rejection);
-      }
-      tightest = tighter(tightest, { window, count });
-    }
-    return allowed(tightest);
-  };
-  return {
-    check(key, log) {
-      let tightest: Counted | undefined;
-      for (let index = 0; index < shared.length; index += 1) {
-        const { window, counter } = shared[index] as (typeof shared)[number];
-        if (counter.consumeNow === undefined) return awaited(key, log, index, tightest);
-        let decided: WindowDecision | undefined;
-        try {
-          decided = counter.consumeNow(key);
-        } catch (failure) {
-          unavailable(log, window, failure);
-          continue;
-        }
-        if (decided === undefined) return awaited(key, log, index, tightest);
-        if (decided.spent) return refused(window, decided.count);
-        tightest = tighter(tightest, { window, count: decided.count });
-      }
-      return allowed(tightest);
-    },
-  };
+  ];
+  const counterOf =
+    options.limiter ?? ((window: RateLimitWindow) => new MemoryWindowCounter(window, maxKeys));
+  return new WindowedRateLimiter(
+    windows.map((window) => ({ window, limit: String(window.points), counter: counterOf(window) })),
+    hooks,
+  );
 }

@@ -23,8 +23,8 @@ export interface RequestParts {
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
   /**
-   * The context restaurant, as `authorizeRequest` parsed it from its header: `undefined` when the
-   * header is missing or not a GUID.
+   * The context restaurant, as `authorization` (auth/authorize.ts) parsed it from its header:
+   * `undefined` when the header is missing or not a GUID.
    */
   readonly restaurant: Guid | undefined;
 }

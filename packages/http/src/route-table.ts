@@ -1,15 +1,18 @@
 import type { ApiOperation, ApiPath } from './operations.js';
 
+/** A request of one of the API's operations, as routing found it. */
+export interface OperationMatch {
+  readonly kind: 'operation';
+  readonly operation: ApiOperation;
+  /** The path parameters, percent-decoded (one that does not decode, as sent). */
+  readonly params: Readonly<Record<string, string>>;
+  /** A parameter the spec constrains whose segment does not percent-decode: a 400. */
+  readonly undecodable: string | undefined;
+}
+
 /** What a request's method and path name in the API. */
 export type RouteMatch =
-  | {
-      readonly kind: 'operation';
-      readonly operation: ApiOperation;
-      /** The path parameters, percent-decoded (one that does not decode, as sent). */
-      readonly params: Readonly<Record<string, string>>;
-      /** A parameter the spec constrains whose segment does not percent-decode: a 400. */
-      readonly undecodable: string | undefined;
-    }
+  | OperationMatch
   /** A path of the API that does not answer this method: 405 with `Allow`. */
   | { readonly kind: 'method-not-allowed'; readonly allow: string }
   /** Under the API's prefixes, but no path of it: 404. */

@@ -85,7 +85,7 @@ describe('the identifier inputs of each operation, compiled from the spec', () =
     ]);
   });
 
-  it('take the restaurant authorizeRequest parsed, or name its header: missing or malformed', () => {
+  it('take the restaurant authorization parsed, or name its header: missing or malformed', () => {
     const restaurant = parseGuid('B7F1C3A2-4E5D-4F60-8A9B-0C1D2E3F4A5B', HEADER)._unsafeUnwrap();
     expect(shift.restaurant(restaurant, { [HEADER]: 'anything' })._unsafeUnwrap()).toBe(restaurant);
     expect(shift.restaurant(undefined, {})._unsafeUnwrapErr()).toEqual({

@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { Logger } from '../src/logger.js';
+import type { Logger, LogSource } from '../src/logger.js';
 import {
   createRateLimiter,
-  memoryWindowCounter,
+  MemoryWindowCounter,
   type RateLimitWindow,
   type WindowCount,
   type WindowCounter,
@@ -13,20 +13,23 @@ describe('the default in-memory limiter', () => {
   const window = { name: '15 minutes', points: 3, durationSeconds: 900 } as const;
 
   it('holds at most maxKeys keys, dropping the least recently counted', () => {
-    const counter = memoryWindowCounter(window, 100);
-    for (let i = 0; i < 1_000; i += 1) counter.consume(`restaurant:${i}`);
+    const counter = new MemoryWindowCounter(window, 100);
+    for (let i = 0; i < 1_000; i += 1) counter.consumeNow(`restaurant:${i}`);
     expect(counter.size).toBe(100);
     // The first key was dropped with its count: it starts again with all its points.
-    expect(counter.consume('restaurant:0').count.remainingPoints).toBe(2);
+    expect(counter.consumeNow('restaurant:0').count.remainingPoints).toBe(2);
     // A recent key kept its count.
-    expect(counter.consume('restaurant:999').count.remainingPoints).toBe(1);
+    expect(counter.consumeNow('restaurant:999').count.remainingPoints).toBe(1);
   });
 
   it('keeps refusing a key it holds, however many others pass', () => {
-    const counter = memoryWindowCounter(window, 100);
-    for (let i = 0; i < 3; i += 1) expect(counter.consume('busy').spent).toBe(false);
-    for (let i = 0; i < 50; i += 1) counter.consume(`other:${i}`);
-    expect(counter.consume('busy')).toMatchObject({ spent: true, count: { remainingPoints: 0 } });
+    const counter = new MemoryWindowCounter(window, 100);
+    for (let i = 0; i < 3; i += 1) expect(counter.consumeNow('busy').spent).toBe(false);
+    for (let i = 0; i < 50; i += 1) counter.consumeNow(`other:${i}`);
+    expect(counter.consumeNow('busy')).toMatchObject({
+      spent: true,
+      count: { remainingPoints: 0 },
+    });
   });
 
   it('starts a key afresh once its window has ended, and says when it ends', () => {
@@ -34,32 +37,31 @@ describe('the default in-memory limiter', () => {
     onTestFinished(() => {
       vi.useRealTimers();
     });
-    const counter = memoryWindowCounter({ name: 'second', points: 2, durationSeconds: 1 }, 100);
-    expect(counter.consume('k').count).toEqual({ remainingPoints: 1, msBeforeNext: 1000 });
+    const counter = new MemoryWindowCounter({ name: 'second', points: 2, durationSeconds: 1 }, 100);
+    expect(counter.consumeNow('k').count).toEqual({ remainingPoints: 1, msBeforeNext: 1000 });
     vi.setSystemTime(1_000_400);
-    expect(counter.consume('k').count).toEqual({ remainingPoints: 0, msBeforeNext: 600 });
-    expect(counter.consume('k')).toMatchObject({ spent: true, count: { msBeforeNext: 600 } });
+    expect(counter.consumeNow('k').count).toEqual({ remainingPoints: 0, msBeforeNext: 600 });
+    expect(counter.consumeNow('k')).toMatchObject({ spent: true, count: { msBeforeNext: 600 } });
     vi.setSystemTime(1_001_000);
-    expect(counter.consume('k')).toEqual({
+    expect(counter.consumeNow('k')).toEqual({
       spent: false,
       count: { remainingPoints: 1, msBeforeNext: 1000 },
     });
   });
 });
 
-/** A logger that keeps its warnings. */
-function keptLogger(): Logger & { readonly warnings: string[] } {
+/** A request's logger that keeps its warnings. */
+function keptLogger(): LogSource & { readonly warnings: string[] } {
   const warnings: string[] = [];
-  const logger: Logger & { readonly warnings: string[] } = {
-    warnings,
+  const log: Logger = {
     info: () => undefined,
     warn: (_details, message) => {
       warnings.push(message ?? '');
     },
     error: () => undefined,
-    child: () => logger,
+    child: () => log,
   };
-  return logger;
+  return { log, warnings };
 }
 
 /**
@@ -67,18 +69,18 @@ function keptLogger(): Logger & { readonly warnings: string[] } {
  * `atOnce` says so, and through `consume` (a promise) otherwise; it records which was asked.
  */
 function leasedCounter(window: RateLimitWindow, atOnce: () => boolean) {
-  const memory = memoryWindowCounter(window, 100);
+  const memory = new MemoryWindowCounter(window, 100);
   const asked: ('now' | 'awaited')[] = [];
   const counter: WindowCounter = {
     consumeNow(key): WindowDecision | undefined {
       if (!atOnce()) return undefined;
       asked.push('now');
-      return memory.consume(key);
+      return memory.consumeNow(key);
     },
     consume(key): Promise<WindowCount> {
       asked.push('awaited');
-      const { count, spent } = memory.consume(key);
-      return spent ? Promise.reject(count) : Promise.resolve(count);
+      const { count, spent } = memory.consumeNow(key);
+      return spent ? Promise.reject({ ...count }) : Promise.resolve({ ...count });
     },
   };
   return { counter, asked };
@@ -100,16 +102,15 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
     });
     const first = limiter.check('r1', log);
     expect(first).not.toBeInstanceOf(Promise);
-    expect(first).toMatchObject({
-      refused: undefined,
-      headers: { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1' },
-    });
+    expect(first).toMatchObject({ refused: undefined, limit: '2', remaining: '1' });
     limiter.check('r1', log);
     const refused = limiter.check('r1', log);
     expect(refused).not.toBeInstanceOf(Promise);
     expect(refused).toMatchObject({
       refused: { code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } },
-      headers: { 'RateLimit-Remaining': '0' },
+      limit: '2',
+      remaining: '0',
+      reset: '1',
     });
     // The refusal by the second's window spent nothing of the 15 minutes'.
     expect(made.get('second')?.asked).toEqual(['now', 'now', 'now']);
@@ -130,10 +131,7 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
     });
     const checked = limiter.check('r1', log);
     expect(checked).toBeInstanceOf(Promise);
-    expect(await checked).toMatchObject({
-      refused: undefined,
-      headers: { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '1' },
-    });
+    expect(await checked).toMatchObject({ refused: undefined, limit: '2', remaining: '1' });
     expect(made.get('second')?.asked).toEqual(['now']);
     expect(made.get('15 minutes')?.asked).toEqual(['awaited']);
     longAtOnce = true;
@@ -153,7 +151,8 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
       }),
     });
     const logged = keptLogger();
-    expect(limiter.check('r1', logged)).toEqual({ headers: {}, refused: undefined });
+    // No window counted it: let through, with no RateLimit-* headers.
+    expect(limiter.check('r1', logged)).toBeUndefined();
     expect(logged.warnings).toEqual([
       'rate limiter unavailable; request let through',
       'rate limiter unavailable; request let through',
@@ -161,9 +160,9 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
   });
 
   it('awaits a counter without consumeNow, as a rate-limiter-flexible limiter is', async () => {
-    const memory = memoryWindowCounter({ name: 'second', points: 5, durationSeconds: 1 }, 10);
+    const memory = new MemoryWindowCounter({ name: 'second', points: 5, durationSeconds: 1 }, 10);
     const limiter = createRateLimiter({
-      limiter: () => ({ consume: (key) => Promise.resolve(memory.consume(key).count) }),
+      limiter: () => ({ consume: (key) => Promise.resolve({ ...memory.consumeNow(key).count }) }),
     });
     const checked = limiter.check('r1', log);
     expect(checked).toBeInstanceOf(Promise);

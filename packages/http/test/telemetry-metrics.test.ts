@@ -6,9 +6,10 @@ import { aRestaurant, asynchronousStore } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
 import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { httpMetrics } from '../src/http-metrics.js';
 import { instrumentedStore } from '../src/instrumented-store.js';
 import { type ApiOperation, readOperations } from '../src/operations.js';
-import { createTelemetry, httpMetrics, type RequestTelemetry } from '../src/telemetry.js';
+import { createTelemetry, type RequestTelemetry } from '../src/telemetry.js';
 
 const operations = readOperations(openapiDocument);
 const operation = (id: string): ApiOperation => {
@@ -198,7 +199,51 @@ describe.each([
   });
 });
 
+/** A registry's metrics as JSON, as a consumer of `getMetricsAsJSON` reads them. */
+async function asJson(registry: Registry) {
+  return (await registry.getMetricsAsJSON()).map(({ name, help, type, aggregator, values }) => ({
+    name,
+    help,
+    type,
+    aggregator,
+    values: values.map((value) => ({
+      value: value.value,
+      labels: value.labels,
+      metricName: (value as { metricName?: string }).metricName,
+    })),
+  }));
+}
+
 describe('httpMetrics', () => {
+  it("gives getMetricsAsJSON what prom-client's own metrics give for the same observations", async () => {
+    const ours = new Registry();
+    const theirs = new Registry();
+    const both = observedTwice(ours, theirs);
+    both.request('getRestaurant', 0.3, 200);
+    both.request(undefined, 10, 404);
+    both.refusal('second');
+    await both.storeCall(0.25);
+    expect(await asJson(ours)).toEqual(await asJson(theirs));
+  });
+
+  it('counts from 0 again once the registry resets its metrics', async () => {
+    const registry = new Registry();
+    const metrics = httpMetrics(registry);
+    const telemetry = createTelemetry(operations, metrics, false);
+    const observed = telemetry.start(operation('getRestaurant'), 'GET', {}, 'request-id');
+    observed.end({ statusCode: 200, writableFinished: true });
+    metrics.rateLimitRefusals.labels('second').inc(2);
+    registry.resetMetrics();
+    telemetry
+      .start(operation('getRestaurant'), 'GET', {}, 'request-id')
+      .end({ statusCode: 200, writableFinished: true });
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'workforce_kit_http_requests_total{operation="getRestaurant",status="200"} 1',
+    );
+    expect(text).toContain('workforce_kit_rate_limit_refusals_total{window="second"} 0');
+  });
+
   it("gives two APIs on one registry the same metrics: their counts add up, as prom-client's did", async () => {
     const ours = new Registry();
     const theirs = new Registry();

@@ -48,11 +48,11 @@ function notFound(req: IncomingMessage, res: ServerResponse): void {
  * Creates the workforce-kit API as a `node:http` request handler: the operations of the OpenAPI
  * contract over any store that implements the core's ports, answered by the API's one request
  * pipeline (`@workforce-kit/http`), with the same options, problem details, headers and statuses
- * as the Express and Fastify adapters. It serves in `http.createServer(handler)` (a path outside
+ * as every adapter. It serves in `http.createServer(handler)` (a path outside
  * the API is then a 404 problem) and in any framework that takes a `(req, res, next)` handler
  * (Connect, Koa through `app.callback()` or a middleware, NestJS, Polka): given `next`, a path
  * outside the API is handed on to it. The request's body is read by the API, only for an operation
- * that takes one once its token, restaurant, rate limits and media type passed: nothing before the
+ * that takes one once the steps before the body passed (docs/architecture.md): nothing before the
  * handler may have read it.
  *
  * @param options - the store, the token verifier and the limits; see `ApiOptions`

@@ -1,3 +1,21 @@
+/** Options of a {@link GroupCommit}. */
+export interface GroupCommitOptions<Change, Outcome> {
+  /**
+   * Writes a batch (one statement); resolves with one outcome per change, in the order given, once
+   * the batch is committed (a change without one fails).
+   */
+  readonly commit: (changes: readonly Change[]) => Promise<readonly (Outcome | undefined)[]>;
+  /**
+   * The record a change writes: changes of one key go to separate batches.
+   * @default none: reads, which any batch may hold together
+   */
+  readonly keyOf?: (change: Change) => string;
+  /** The most changes one statement carries. */
+  readonly maxBatchSize: number;
+  /** Told the size of each batch sent (for metrics). @default none */
+  readonly onBatch?: (size: number) => void;
+}
+
 /**
  * Group commit: one write in flight at a time; the changes that arrive meanwhile queue, and the
  * next write carries all of them (up to `maxBatchSize`). No timer: a change that finds no write in
@@ -14,29 +32,23 @@
  */
 export class GroupCommit<Change, Outcome> {
   readonly #queue: Queued<Change, Outcome>[] = [];
+  readonly #commit: GroupCommitOptions<Change, Outcome>['commit'];
+  readonly #keyOf: ((change: Change) => string) | undefined;
+  readonly #maxBatchSize: number;
+  readonly #onBatch: ((size: number) => void) | undefined;
   #inFlight = false;
 
-  /**
-   * @param commit - writes a batch (one statement); resolves with one outcome per change, in the
-   *   order given, once the batch is committed (a change without one fails)
-   * @param keyOf - the record a change writes: changes of one key go to separate batches;
-   *   `undefined` for reads, which any batch may hold together
-   * @param maxBatchSize - the most changes one write carries
-   * @param onBatch - told the size of each batch sent (for metrics)
-   */
-  constructor(
-    private readonly commit: (
-      changes: readonly Change[],
-    ) => Promise<readonly (Outcome | undefined)[]>,
-    private readonly keyOf: ((change: Change) => string) | undefined,
-    private readonly maxBatchSize: number,
-    private readonly onBatch: ((size: number) => void) | undefined,
-  ) {
+  constructor(options: GroupCommitOptions<Change, Outcome>) {
+    const { maxBatchSize } = options;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
         `maxBatchSize must be a whole number of at least 1, not ${maxBatchSize}`,
       );
     }
+    this.#commit = options.commit;
+    this.#keyOf = options.keyOf;
+    this.#maxBatchSize = maxBatchSize;
+    this.#onBatch = options.onBatch;
   }
 
   /** Queues a change; resolves with its outcome once its batch is committed, rejects if it failed. */
@@ -69,14 +81,14 @@ export class GroupCommit<Change, Outcome> {
   #take(): Queued<Change, Outcome>[] {
     const queue = this.#queue;
     if (queue.length <= 1) return queue.splice(0, queue.length);
-    const { keyOf } = this;
-    if (keyOf === undefined) return queue.splice(0, this.maxBatchSize);
+    const keyOf = this.#keyOf;
+    if (keyOf === undefined) return queue.splice(0, this.#maxBatchSize);
     const batch: Queued<Change, Outcome>[] = [];
     const keys = new Set<string>();
     let kept = 0;
     for (const queued of queue) {
       const key = keyOf(queued.change);
-      if (batch.length < this.maxBatchSize && !keys.has(key)) {
+      if (batch.length < this.#maxBatchSize && !keys.has(key)) {
         keys.add(key);
         batch.push(queued);
       } else {
@@ -91,13 +103,13 @@ export class GroupCommit<Change, Outcome> {
 
   async #send(batch: readonly Queued<Change, Outcome>[]): Promise<void> {
     try {
-      this.onBatch?.(batch.length);
+      this.#onBatch?.(batch.length);
     } catch {
       // A metric that fails is not the write's failure.
     }
     let outcomes: readonly (Outcome | undefined)[];
     try {
-      outcomes = await this.commit(batch.map((queued) => queued.change));
+      outcomes = await this.#commit(batch.map((queued) => queued.change));
     } catch (error) {
       if (batch.length === 1 || !isStatementError(error)) {
         for (const queued of batch) queued.reject(error);

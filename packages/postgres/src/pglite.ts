@@ -202,13 +202,12 @@ async function createDatabaseIfMissing(
 
 /**
  * Unpacks the template tarball into `directory` in a short-lived child Node process, and says what
- * went wrong, if anything. The child unpacks synchronously (node-tar's sync mode takes half the
- * time of its streams: about 0.5 s against 1 s for the kit's 40 MB, 1,000-file template), on the
- * other core if there is one, while this process's event loop stays free (the server answers
- * `/healthz` meanwhile); its buffers go back to the system when it exits (a worker thread's stay
- * in this process's allocator: 40 MB more resident memory, measured). PGlite's tarball names its
- * files from the root (`/PG_VERSION`): tar strips the `/` and says so (TAR_ENTRY_INFO); any other
- * warning (not an archive, a bad entry) is a problem.
+ * went wrong, if anything. The child unpacks synchronously (node-tar's sync mode is quicker than
+ * its streams; docs/performance.md has the figures), on the other core if there is one, while
+ * this process's event loop stays free (the server answers `/healthz` meanwhile); its buffers go
+ * back to the system when it exits (a worker thread's would stay in this process's allocator).
+ * PGlite's tarball names its files from the root (`/PG_VERSION`): tar strips the `/` and says so
+ * (TAR_ENTRY_INFO); any other warning (not an archive, a bad entry) is a problem.
  */
 async function unpackTemplate(template: string, directory: string): Promise<string[]> {
   const program = `

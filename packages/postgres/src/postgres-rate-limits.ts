@@ -148,8 +148,8 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
     : (_name: string, text: string, values: unknown[]) => client.query(text, values);
   let closed = false;
 
-  const claims = new GroupCommit<Claim, ClaimRow>(
-    async (batch) => {
+  const claims = new GroupCommit<Claim, ClaimRow>({
+    commit: async (batch) => {
       if (closed) throw new Error('the rate limits are closed');
       const now = Date.now();
       const keys: string[] = [];
@@ -165,10 +165,9 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
       const byKey = new Map((rows as ClaimRow[]).map((row) => [row.key, row]));
       return batch.map((claim) => byKey.get(claim.lease.row));
     },
-    (claim) => claim.lease.row,
-    MAX_CLAIMS_PER_STATEMENT,
-    undefined,
-  );
+    keyOf: (claim) => claim.lease.row,
+    maxBatchSize: MAX_CLAIMS_PER_STATEMENT,
+  });
 
   // What rate-limiter-flexible's clearExpiredByTimeout does: rows expired an hour ago, every 5 min.
   const cleaner = setInterval(() => {

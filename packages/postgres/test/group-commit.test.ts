@@ -31,12 +31,12 @@ describe('GroupCommit', () => {
   it('sends a change at once when no write is in flight, and what queued meanwhile in the next batch', async () => {
     const { batches, commit, release, sent } = heldCommits();
     const sizes: number[] = [];
-    const group = new GroupCommit(
+    const group = new GroupCommit({
       commit,
-      (c: Change) => c.key,
-      64,
-      (size) => sizes.push(size),
-    );
+      keyOf: (c: Change) => c.key,
+      maxBatchSize: 64,
+      onBatch: (size) => sizes.push(size),
+    });
 
     const first = group.submit(change('a', 1));
     expect(batches).toEqual([[change('a', 1)]]);
@@ -55,7 +55,7 @@ describe('GroupCommit', () => {
   it('takes the next batch once the event loop has run what was ready when a write ended', async () => {
     // PGlite runs a statement on this thread: what arrived meanwhile is handled after it.
     const { batches, commit, release, sent } = heldCommits();
-    const group = new GroupCommit(commit, (c: Change) => c.key, 64, undefined);
+    const group = new GroupCommit({ commit, keyOf: (c: Change) => c.key, maxBatchSize: 64 });
     const changes = [group.submit(change('a', 1)), group.submit(change('b', 2))];
     let late: Promise<number> | undefined;
 
@@ -71,7 +71,7 @@ describe('GroupCommit', () => {
 
   it('puts changes of one key in separate batches, in their order, and caps a batch', async () => {
     const { batches, commit, release, sent } = heldCommits();
-    const group = new GroupCommit(commit, (c: Change) => c.key, 3, undefined);
+    const group = new GroupCommit({ commit, keyOf: (c: Change) => c.key, maxBatchSize: 3 });
 
     const all = [
       group.submit(change('a', 1)),
@@ -101,16 +101,15 @@ describe('GroupCommit', () => {
       code: '22P02',
     });
     const batches: Change[][] = [];
-    const group = new GroupCommit(
-      async (changes: readonly Change[]) => {
+    const group = new GroupCommit({
+      commit: async (changes: readonly Change[]) => {
         batches.push([...changes]);
         if (changes.some((c) => c.value < 0)) throw refused;
         return changes.map((c) => c.value);
       },
-      (c: Change) => c.key,
-      64,
-      undefined,
-    );
+      keyOf: (c: Change) => c.key,
+      maxBatchSize: 64,
+    });
     const first = group.submit(change('a', 1));
     const rest = [
       group.submit(change('b', 2)),
@@ -136,7 +135,7 @@ describe('GroupCommit', () => {
 
   it('fails a whole batch once when the connection or the server failed, not change by change', async () => {
     const { batches, commit, release, sent } = heldCommits();
-    const group = new GroupCommit(commit, (c: Change) => c.key, 64, undefined);
+    const group = new GroupCommit({ commit, keyOf: (c: Change) => c.key, maxBatchSize: 64 });
     const first = group.submit(change('a', 1));
     await sent(1);
     const rest = Promise.allSettled([group.submit(change('b', 2)), group.submit(change('c', 3))]);
@@ -162,26 +161,20 @@ describe('GroupCommit', () => {
   it('refuses a batch size that is not a whole number of at least 1', () => {
     for (const size of [0, -1, 1.5, Number.NaN]) {
       expect(
-        () =>
-          new GroupCommit(
-            async () => [],
-            () => '',
-            size,
-            undefined,
-          ),
+        () => new GroupCommit({ commit: async () => [], keyOf: () => '', maxBatchSize: size }),
       ).toThrow(RangeError);
     }
   });
 
   it('writes on when the batch-size callback throws', async () => {
-    const group = new GroupCommit(
-      async (changes: readonly Change[]) => changes.map((c) => c.value),
-      (c: Change) => c.key,
-      64,
-      () => {
+    const group = new GroupCommit({
+      commit: async (changes: readonly Change[]) => changes.map((c) => c.value),
+      keyOf: (c: Change) => c.key,
+      maxBatchSize: 64,
+      onBatch: () => {
         throw new Error('metric broken');
       },
-    );
+    });
     expect(await Promise.all([group.submit(change('a', 1)), group.submit(change('b', 2))])).toEqual(
       [1, 2],
     );

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { RequestListener, Server } from 'node:http';
-import type { WorkforceStore } from '@workforce-kit/core';
+import { type WorkforceStore, whenReady } from '@workforce-kit/core';
 import {
   type AccessTokenVerifier,
   type ApiOptions,
@@ -158,16 +158,17 @@ async function frameworkApp(
  * secret was generated at start (no `AUTH_HS256_SECRET`), so a restart changed it.
  */
 function explainingGeneratedSecret(verifier: AccessTokenVerifier): AccessTokenVerifier {
-  return {
-    verify: (token) =>
-      verifier
-        .verify(token)
-        .mapErr((failure) =>
-          failure.type === 'TokenRejected' && failure.reason === 'signature'
-            ? { ...failure, description: `${failure.description}: ${GENERATED_SECRET_HINT}` }
-            : failure,
-        ),
-  };
+  return { verify: (token) => whenReady(verifier.verify(token), explained) };
+}
+
+type Verified = Awaited<ReturnType<AccessTokenVerifier['verify']>>;
+
+function explained(verified: Verified): Verified {
+  return verified.mapErr((failure) =>
+    failure.type === 'TokenRejected' && failure.reason === 'signature'
+      ? { ...failure, description: `${failure.description}: ${GENERATED_SECRET_HINT}` }
+      : failure,
+  );
 }
 
 async function verifierFor(config: ServerConfig, devSecret: string): Promise<AccessTokenVerifier> {

@@ -1,8 +1,8 @@
 // Imported first by the `workforce-kit` bin (cli.ts), before anything compiles PGlite's
 // WebAssembly: V8 then keeps PostgreSQL's code as its baseline compiler (Liftoff) makes it and
-// does not compile the hot functions a second time with TurboFan. The reference server on PGlite
-// keeps about 50 MB less resident memory, idle and under load, for statements about 6% slower;
-// with STORE=memory or STORE=postgres (no WebAssembly) it changes nothing.
+// does not compile the hot functions a second time with TurboFan: less resident memory for
+// slightly slower statements (docs/server.md has the figures); with STORE=memory or
+// STORE=postgres (no WebAssembly) it changes nothing.
 //
 // The flag is the same as `node --liftoff-only`, set from inside the process so that users of
 // the bin need not know it. It is read when a WebAssembly module is compiled, so setting it

@@ -58,7 +58,7 @@ const isFull = (error: unknown) => {
  *
  * Why not pino's own (`pino.destination`, sonic-boom): sonic-boom 4.2.1 measures the byte length
  * of its whole pending buffer at every line (its fix for partial writes of UTF-8), which also
- * flattens that string each time: ~8.5 KB allocated per request line in the in-process bench.
+ * flattens that string each time (docs/performance.md has what that cost a request).
  * Its versions before 4.2.1 cut a character in two on a partial write, and its asynchronous writes
  * run on Node's thread pool, so a write may still be in flight, unordered with what the exit then
  * writes, when the process exits.

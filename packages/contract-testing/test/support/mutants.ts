@@ -20,7 +20,7 @@ import {
 } from '@workforce-kit/core';
 import type { ApiStore } from '@workforce-kit/express-adapter';
 import type { Request, RequestHandler } from 'express';
-import { ok, okAsync, ResultAsync } from 'neverthrow';
+import { ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 import type { BreakHooks } from './router-target.js';
 
 /** What a request did, as the store wrappers see it. */
@@ -129,7 +129,7 @@ function editJson(answer: Answer, change: (body: Record<string, unknown>) => voi
  */
 function after<A extends unknown[], T, E>(
   wait: () => Promise<void>,
-  call: (...args: A) => MaybeAsync<T, E>,
+  call: (...args: A) => MaybeAsync<Result<T, E>>,
 ): (...args: A) => ResultAsync<T, E> {
   return (...args) => {
     const answer = toResultAsync(call(...args));
@@ -150,7 +150,7 @@ const millis = (ms: () => number) => () =>
  */
 function blindWrite<T extends { readonly guid: Guid; readonly restaurantGuid: Guid }>(
   repository: ConditionalWriter<T> & {
-    find(restaurant: Guid, id: RecordIdentifier): MaybeAsync<T | null, StorageError>;
+    find(restaurant: Guid, id: RecordIdentifier): MaybeAsync<Result<T | null, StorageError>>;
   },
   field: 'employeeId' | 'shiftId',
 ) {
@@ -278,15 +278,13 @@ export const MUTANTS: readonly Mutant[] = [
         employees: {
           ...store.employees,
           find: (restaurant, id) =>
-            store.employees
-              .find(restaurant, id)
-              .map((employee) =>
-                employee !== null &&
-                scope.getStore()?.path.endsWith('/unarchive') &&
-                !employee.deleted
-                  ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
-                  : employee,
-              ),
+            toResultAsync(store.employees.find(restaurant, id)).map((employee) =>
+              employee !== null &&
+              scope.getStore()?.path.endsWith('/unarchive') &&
+              !employee.deleted
+                ? { ...employee, deleted: true, deletedDate: employee.modifiedDate }
+                : employee,
+            ),
         },
       }),
     },
@@ -401,7 +399,7 @@ export const MUTANTS: readonly Mutant[] = [
           shifts: {
             ...store.shifts,
             write: (change) =>
-              store.shifts.write(change).map((stored) => {
+              toResultAsync(store.shifts.write(change)).map((stored) => {
                 if (!stored.deleted || answered.has(stored.guid)) return stored;
                 answered.add(stored.guid);
                 const { deletedDate: _dropped, ...rest } = stored;
@@ -430,7 +428,7 @@ export const MUTANTS: readonly Mutant[] = [
     hooks: {
       auth: (verifier) => ({
         verify: (token) =>
-          verifier.verify(token).map((principal) => ({
+          toResultAsync(verifier.verify(token)).map((principal) => ({
             ...principal,
             scopes: new Set(['labor.employees:write', 'labor.shifts:write', 'restaurants:read']),
           })),
@@ -482,18 +480,20 @@ export const MUTANTS: readonly Mutant[] = [
                 parseRecordId(change.record.guid, 'employeeId')._unsafeUnwrap(),
               ),
             ).andThen((before) =>
-              store.employees.write(
-                !change.record.deleted && before?.deletedDate !== undefined
-                  ? {
-                      ...change,
-                      // A record the core's types refuse (not deleted, with a deletedDate): the
-                      // bug. Object.assign adds it where a literal would not compile.
-                      record: Object.assign(
-                        { ...change.record },
-                        { deletedDate: before.deletedDate },
-                      ),
-                    }
-                  : change,
+              toResultAsync(
+                store.employees.write(
+                  !change.record.deleted && before?.deletedDate !== undefined
+                    ? {
+                        ...change,
+                        // A record the core's types refuse (not deleted, with a deletedDate): the
+                        // bug. Object.assign adds it where a literal would not compile.
+                        record: Object.assign(
+                          { ...change.record },
+                          { deletedDate: before.deletedDate },
+                        ),
+                      }
+                    : change,
+                ),
               ),
             ),
         },

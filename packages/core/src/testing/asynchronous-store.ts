@@ -1,4 +1,4 @@
-import { ResultAsync } from 'neverthrow';
+import { type Result, ResultAsync } from 'neverthrow';
 import type { MaybeAsync } from '../maybe-async.js';
 import type { WorkforceStore } from '../ports.js';
 
@@ -46,12 +46,12 @@ const WAITS: Record<
 export function deferredStore(store: WorkforceStore, deferral: Deferral): WorkforceStore {
   const { before, after } = WAITS[deferral];
   const later =
-    <A extends unknown[], T, E>(method: string, call: (...args: A) => MaybeAsync<T, E>) =>
+    <A extends unknown[], T, E>(method: string, call: (...args: A) => MaybeAsync<Result<T, E>>) =>
     (...args: A): ResultAsync<T, E> =>
       new ResultAsync(
         (async () => {
           await before();
-          let answer: Awaited<MaybeAsync<T, E>>;
+          let answer: Result<T, E>;
           try {
             answer = await call(...args);
           } catch (error) {

@@ -1,4 +1,5 @@
 import type { MaybeAsync } from '@workforce-kit/core';
+import type { Result } from 'neverthrow';
 
 /** Who a verified access token speaks for. */
 export interface Principal {
@@ -48,7 +49,7 @@ export interface AccessTokenVerifier {
   /**
    * The principal of a bearer token, or why it is refused (401), or that it cannot be checked now
    * (503): a `Result` when the answer is at hand (a token verified before), which lets the request
-   * go on without a promise, or a `ResultAsync`.
+   * go on without a promise, or a promise of it (a `ResultAsync`).
    */
-  verify(token: string): MaybeAsync<Principal, TokenRejected | VerifierUnavailable>;
+  verify(token: string): MaybeAsync<Result<Principal, TokenRejected | VerifierUnavailable>>;
 }

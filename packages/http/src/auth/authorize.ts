@@ -1,14 +1,9 @@
-import { type Guid, isThenable, parseGuid } from '@workforce-kit/core';
+import { type Guid, parseGuid } from '@workforce-kit/core';
 import type { Result } from 'neverthrow';
-import type { Logger } from '../logger.js';
+import type { LogSource } from '../logger.js';
 import { type ProblemOccurrence, RETRY_AFTER_SECONDS } from '../problems.js';
-import type {
-  AccessTokenVerifier,
-  Principal,
-  TokenRejected,
-  VerifierUnavailable,
-} from './access-token.js';
-import { bearerToken, challenge } from './bearer.js';
+import type { Principal, TokenRejected, VerifierUnavailable } from './access-token.js';
+import { challenge } from './bearer.js';
 
 /** The header that names the context restaurant (Node lower-cases header names). */
 export const RESTAURANT_HEADER = 'platform-restaurant-external-id';
@@ -24,7 +19,8 @@ function invalidToken(description: string): ProblemOccurrence {
 /** Who a request speaks for, or the problem that answers it. */
 type Authentication = Principal | { readonly problem: ProblemOccurrence };
 
-const NO_TOKEN: Authentication = { problem: invalidToken('The request has no bearer token') };
+/** The 401 of a request without a bearer token. */
+export const NO_TOKEN: ProblemOccurrence = invalidToken('The request has no bearer token');
 const UNAVAILABLE: Authentication = {
   problem: {
     code: 'AUTH_UNAVAILABLE',
@@ -41,12 +37,12 @@ const UNAVAILABLE: Authentication = {
 function authenticated(
   verified: Result<Principal, TokenRejected | VerifierUnavailable>,
   scope: string,
-  log: Logger,
+  request: LogSource,
 ): Authentication {
   if (verified.isErr()) {
     const failure = verified.error;
     if (failure.type === 'TokenRejected') return { problem: invalidToken(failure.description) };
-    log.error({ err: failure.cause }, 'token verification unavailable');
+    request.log.error({ err: failure.cause }, 'token verification unavailable');
     return UNAVAILABLE;
   }
   if (!verified.value.scopes.has(scope)) {
@@ -67,19 +63,20 @@ function authenticated(
   return verified.value;
 }
 
-/** The restaurant a request acts for, as far as the token allows it, or the 403 that answers it. */
-export type Permission =
-  | {
-      /**
-       * The context restaurant, parsed from its header (once: the use case takes it); `undefined`
-       * when the header is missing or not a GUID, and then validation answers the request 400.
-       */
-      readonly restaurant: Guid | undefined;
-      /** What the rate limits count the request against: the restaurant, else the client's address. */
-      readonly rateLimitKey: string;
-      readonly problem?: undefined;
-    }
-  | { readonly problem: ProblemOccurrence };
+/** The restaurant a request acts for, as far as the token allows it. */
+export interface Permitted {
+  /**
+   * The context restaurant, parsed from its header (once: the use case takes it); `undefined`
+   * when the header is missing or not a GUID, and then validation answers the request 400.
+   */
+  readonly restaurant: Guid | undefined;
+  /** What the rate limits count the request against: the restaurant, else the client's address. */
+  readonly rateLimitKey: string;
+  readonly problem?: undefined;
+}
+
+/** The restaurant a request acts for, or the problem that answers it (401, 403, 503). */
+export type Permission = Permitted | { readonly problem: ProblemOccurrence };
 
 /**
  * Whether the token may act for the context restaurant the request names (its header parsed by
@@ -119,53 +116,37 @@ function permitRestaurant(
 }
 
 /**
- * The authorization of an operation's request, in the contract's order: the bearer token (401
- * without a valid one, 503 when the verifier's keys cannot be had, 403 without the operation's
- * scope), then the context restaurant the token may act for (403 `RESTAURANT_NOT_PERMITTED`).
- * The problem that answers the request, or the restaurant it acts for (its header parsed, the
- * one time it is) and the key its rate limits count it against. A request that names no usable
- * restaurant is let on (validation answers it with a 400), counted against the client's address.
- * Decided at once when the verifier answers at once (a token it has verified before), else a
- * promise.
+ * The authorization of an operation's request, in the contract's order, given the verifier's
+ * answer on its bearer token (a request without one is {@link NO_TOKEN}): 401 for a token refused,
+ * 503 when the verifier's keys cannot be had, 403 without the operation's scope; then 403
+ * `RESTAURANT_NOT_PERMITTED` for a context restaurant the token may not act for. Otherwise the
+ * restaurant it acts for (its header parsed, the one time it is) and the key its rate limits count
+ * it against. A request that names no usable restaurant is let on (validation answers it with a
+ * 400), counted against the client's address.
  *
- * @param authorization - the request's `Authorization` header
- * @param restaurantContext - its `Platform-Restaurant-External-ID` header as sent (see
+ * @param verified - the verifier's answer on the request's token
+ * @param scope - the scope the operation requires
+ * @param restaurantContext - the `Platform-Restaurant-External-ID` header as sent (see
  *   {@link RESTAURANT_HEADER})
  * @param address - the client's address, for the rate limits of a request without a context: the
  *   socket's, not one taken from a header the client may set
- * @param scope - the scope the operation requires
- * @param log - the request's logger: a verifier that cannot be reached is logged there
+ * @param request - where a verifier that cannot be reached is logged
  * @example
  * ```ts
- * const permission = await authorizeRequest(verifier, req.headers.authorization, req.headers[RESTAURANT_HEADER], req.socket.remoteAddress, operation.scope, log);
- * if (permission.problem !== undefined) return answer(permission.problem);
+ * const token = bearerToken(req.headers.authorization);
+ * const permission = token === undefined
+ *   ? { problem: NO_TOKEN }
+ *   : authorization(await verifier.verify(token), operation.scope, req.headers[RESTAURANT_HEADER], req.socket.remoteAddress, { log });
  * ```
  */
-export function authorizeRequest(
-  verifier: AccessTokenVerifier,
-  authorization: string | undefined,
-  restaurantContext: string | string[] | undefined,
-  address: string | undefined,
+export function authorization(
+  verified: Result<Principal, TokenRejected | VerifierUnavailable>,
   scope: string,
-  log: Logger,
-): Permission | Promise<Permission> {
-  const token = bearerToken(authorization);
-  if (token === undefined) return NO_TOKEN as Permission;
-  const verified = verifier.verify(token);
-  if (isThenable(verified)) {
-    return Promise.resolve(verified).then((settled) =>
-      permitted(authenticated(settled, scope, log), restaurantContext, address),
-    );
-  }
-  return permitted(authenticated(verified, scope, log), restaurantContext, address);
-}
-
-/** The permission of an authenticated request, or the problem that refused it. */
-function permitted(
-  authentication: Authentication,
   restaurantContext: string | string[] | undefined,
   address: string | undefined,
+  request: LogSource,
 ): Permission {
+  const authentication = authenticated(verified, scope, request);
   if ('problem' in authentication) return authentication;
   return permitRestaurant(authentication, restaurantContext, address);
 }

@@ -1,0 +1,222 @@
+import type {
+  ConditionalWrite,
+  Guid,
+  IdentityChangeRefused,
+  MaybeAsync,
+  RecordIdentifier,
+  Restaurant,
+  StorageError,
+  VersionConflict,
+} from '@workforce-kit/core';
+import { LRUCache } from 'lru-cache';
+import { ok, type Result, type ResultAsync } from 'neverthrow';
+import { GroupCommit } from './group-commit.js';
+import type { RecordWrites } from './record-writes.js';
+import { outcomeOf, type StatementRunner } from './statement-runner.js';
+import {
+  json,
+  type RecordOfKind,
+  type RecordRow,
+  type Table,
+  withVersion,
+} from './store-records.js';
+
+/** How many employees, and how many shifts, a sole writer's store keeps. */
+export const RECORD_CACHE_SIZE = 10_000;
+
+/** The most reads (of restaurants, or of one kind of record by GUID) one statement carries. */
+const MAX_READ_BATCH_SIZE = 256;
+
+/** The restaurants of a batch of reads (each GUID once): a primary key lookup per GUID. */
+const READ_RESTAURANTS = 'SELECT guid, data FROM restaurants WHERE guid = ANY($1::uuid[])';
+
+/**
+ * The records of a batch of reads by restaurant and GUID: a primary key lookup per read, each row
+ * with the read's place in the batch (`i`, from 1).
+ */
+const readRecordsByGuid = (table: Table) =>
+  `SELECT read.i::integer AS i, record.data, record.version FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS read (restaurant_guid, guid, i) JOIN ${table} AS record ON record.restaurant_guid = read.restaurant_guid AND record.guid = read.guid`;
+
+/** A read of a record by its restaurant and GUID, queued for its batch. */
+interface RecordKey {
+  readonly restaurantGuid: Guid;
+  readonly guid: Guid;
+}
+
+/**
+ * The most recently used records of one kind, by restaurant and GUID, and by restaurant and
+ * external id: what a sole writer last read or wrote of each. Records are shared with callers,
+ * which never change them (the core's records are read-only).
+ */
+class RecordCache<T extends RecordOfKind> {
+  readonly #byGuid = new LRUCache<string, T>({ max: RECORD_CACHE_SIZE });
+  readonly #guidByExternalId = new LRUCache<string, Guid>({ max: RECORD_CACHE_SIZE });
+
+  get(restaurantGuid: Guid, id: RecordIdentifier): T | undefined {
+    const guid =
+      id.kind === 'guid'
+        ? id.guid
+        : this.#guidByExternalId.get(`${restaurantGuid} ${id.externalId}`);
+    return guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`);
+  }
+
+  set(record: T): void {
+    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    if (record.externalId !== undefined) {
+      this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
+    }
+  }
+
+  delete(record: T): void {
+    this.#byGuid.delete(`${record.restaurantGuid} ${record.guid}`);
+  }
+
+  clear(): void {
+    this.#byGuid.clear();
+    this.#guidByExternalId.clear();
+  }
+}
+
+/**
+ * One record kind's table: its reads (by GUID, grouped as the writes are; by external id, one
+ * lookup each) and its writes, through the cache of a sole writer.
+ */
+export class RecordTable<T extends RecordOfKind> {
+  readonly #table: Table;
+  readonly #statements: StatementRunner;
+  readonly #writes: RecordWrites;
+  readonly #cache: RecordCache<T> | undefined;
+  readonly #reads: GroupCommit<RecordKey, RecordRow | null>;
+  readonly #byGuid: string;
+  readonly #byExternalId: string;
+  readonly #batchByGuid: string;
+
+  constructor(
+    table: Table,
+    statements: StatementRunner,
+    writes: RecordWrites,
+    soleWriter: boolean,
+  ) {
+    this.#table = table;
+    this.#statements = statements;
+    this.#writes = writes;
+    this.#cache = soleWriter ? new RecordCache<T>() : undefined;
+    this.#byGuid = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND guid = $2`;
+    this.#byExternalId = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND external_id = $2`;
+    this.#batchByGuid = readRecordsByGuid(table);
+    this.#reads = new GroupCommit({
+      commit: (keys) => this.#readByGuid(keys),
+      maxBatchSize: MAX_READ_BATCH_SIZE,
+    });
+  }
+
+  /** The record of a restaurant by GUID or external id: at once when a sole writer holds it. */
+  find(restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<Result<T | null, StorageError>> {
+    const cache = this.#cache;
+    const known = cache?.get(restaurantGuid, id);
+    if (known !== undefined) return ok(known);
+    const found = this.#read(restaurantGuid, id);
+    if (cache === undefined) return found;
+    return found.map((record) => {
+      if (record !== null) cache.set(record);
+      return record;
+    });
+  }
+
+  write(
+    change: ConditionalWrite<T>,
+  ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
+    const written = this.#writes.write(this.#table, change);
+    const cache = this.#cache;
+    if (cache === undefined) return written;
+    return written
+      .map((stored) => {
+        cache.set(stored);
+        return stored;
+      })
+      .mapErr((error) => {
+        cache.delete(change.record);
+        return error;
+      });
+  }
+
+  /** Drops what a sole writer holds (the store was seeded). */
+  clear(): void {
+    this.#cache?.clear();
+  }
+
+  /** A read from the database: by GUID grouped with the reads that arrive meanwhile. */
+  #read(restaurantGuid: Guid, id: RecordIdentifier): ResultAsync<T | null, StorageError> {
+    const operation = `${this.#table}.find`;
+    if (id.kind === 'externalId') {
+      return this.#statements
+        .query<RecordRow>(operation, this.#byExternalId, [restaurantGuid, id.externalId])
+        .map(([row]) => (row === undefined ? null : withVersion<T>(row)));
+    }
+    return outcomeOf(operation, this.#reads.submit({ restaurantGuid, guid: id.guid })).map((row) =>
+      row === null ? null : withVersion<T>(row),
+    );
+  }
+
+  /** A batch of reads by GUID: alone, the plain lookup; else one statement, rows in order. */
+  async #readByGuid(keys: readonly RecordKey[]): Promise<(RecordRow | null)[]> {
+    const [only] = keys;
+    if (keys.length === 1 && only !== undefined) {
+      const { rows } = await this.#statements.run(this.#byGuid, [only.restaurantGuid, only.guid]);
+      return [(rows as RecordRow[])[0] ?? null];
+    }
+    const restaurantGuids = keys.map((key) => key.restaurantGuid);
+    const guids = keys.map((key) => key.guid);
+    const { rows } = await this.#statements.run(this.#batchByGuid, [restaurantGuids, guids]);
+    const found = new Array<RecordRow | null>(keys.length).fill(null);
+    for (const row of rows as (RecordRow & { i: number })[]) found[row.i - 1] = row;
+    return found;
+  }
+}
+
+/**
+ * The restaurants, read grouped as the writes are: one statement in flight, those arriving
+ * meanwhile in the next, each sent after its request arrived (so none answers from before it).
+ * A sole writer reads each restaurant once.
+ */
+export class RestaurantTable {
+  readonly #statements: StatementRunner;
+  readonly #reads: GroupCommit<Guid, Restaurant | null>;
+  readonly #cache: Map<Guid, Restaurant> | undefined;
+
+  constructor(statements: StatementRunner, soleWriter: boolean) {
+    this.#statements = statements;
+    this.#cache = soleWriter ? new Map() : undefined;
+    this.#reads = new GroupCommit({
+      commit: (guids) => this.#readAll(guids),
+      maxBatchSize: MAX_READ_BATCH_SIZE,
+    });
+  }
+
+  findByGuid(restaurantGuid: Guid): MaybeAsync<Result<Restaurant | null, StorageError>> {
+    const cache = this.#cache;
+    const known = cache?.get(restaurantGuid);
+    if (known !== undefined) return ok(known);
+    const found = outcomeOf('restaurants.findByGuid', this.#reads.submit(restaurantGuid));
+    if (cache === undefined) return found;
+    return found.map((restaurant) => {
+      if (restaurant !== null) cache.set(restaurantGuid, restaurant);
+      return restaurant;
+    });
+  }
+
+  /** Drops what a sole writer holds (the store was seeded). */
+  clear(): void {
+    this.#cache?.clear();
+  }
+
+  /** A batch of reads in one statement: each distinct GUID once, its reads given one record. */
+  async #readAll(guids: readonly Guid[]): Promise<(Restaurant | null)[]> {
+    const { rows } = await this.#statements.run(READ_RESTAURANTS, [[...new Set(guids)]]);
+    const byGuid = new Map<string, Restaurant>();
+    for (const row of rows as { guid: string; data: unknown }[]) {
+      byGuid.set(row.guid, json(row.data) as unknown as Restaurant);
+    }
+    return guids.map((guid) => byGuid.get(guid) ?? null);
+  }
+}
