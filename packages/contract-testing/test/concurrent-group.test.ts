@@ -244,7 +244,7 @@ describe('a race found', () => {
     ).toHaveLength(2);
     expect(result.seed).toBeTypeOf('number');
     expect(result.counterexample).toMatch(
-      /^\[prefix: nothing; branch A: unarchive 6a2b9c4d; branch B: unarchive 6a2b9c4d; suffix: /,
+      /^\[prefix: nothing; branch A: PUT \/labor\/v1\/employees\/6a2b9c4d-[0-9a-f-]+\/unarchive; branch B: PUT \/labor\/v1\/employees\/6a2b9c4d-[0-9a-f-]+\/unarchive; suffix: /,
     );
   });
 
@@ -270,7 +270,7 @@ describe('a race found', () => {
     const result = await racesAgainst(hooks, 4, () => sent++);
     expect(result.status).toBe('failed');
     expect(result.counterexample).toMatch(
-      /^\[prefix: nothing; branch A: unarchive 6a2b9c4d; branch B: unarchive 6a2b9c4d; suffix: /,
+      /^\[prefix: nothing; branch A: PUT \/labor\/v1\/employees\/6a2b9c4d-[0-9a-f-]+\/unarchive; branch B: PUT \/labor\/v1\/employees\/6a2b9c4d-[0-9a-f-]+\/unarchive; suffix: /,
     );
   });
 });
