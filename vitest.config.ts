@@ -1,5 +1,48 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The test files that take longest, longest first (from a clean-clone run of `npm test`). They
+ * start first, so that the shorter files fill the workers meanwhile instead of one long file
+ * running alone at the end; vitest would otherwise order a fresh clone's files by project name
+ * and size.
+ */
+const LONGEST_FIRST = [
+  'test/packaging/installed-packages.test.ts',
+  'test/security/adversarial.test.ts',
+  'packages/contract-testing/test/cli-reference-server.test.ts',
+  'packages/contract-testing/test/mutation-suite.test.ts',
+  'test/pglite/kill-under-load.test.ts',
+  'test/webhooks/webhooks-scale-out.test.ts',
+  'test/e2e/observability.test.ts',
+  'test/e2e/reference-server.test.ts',
+  'packages/contract-testing/test/concurrent-no-false-alarms.test.ts',
+  'test/http/behaviour.test.ts',
+  'packages/server/test/server.test.ts',
+  'packages/contract-testing/test/kit-memory.test.ts',
+  'packages/postgres/test/outbox-relay.test.ts',
+  'test/property/spec-driven.test.ts',
+  'test/http/rate-limit.test.ts',
+];
+
+/** Vitest's order, with {@link LONGEST_FIRST} moved to the front, in its order. */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST_FIRST.findIndex((path) => file.moduleId.endsWith(`/${path}`));
+      return index < 0 ? LONGEST_FIRST.length : index;
+    };
+    const order = await super.sort(files);
+    const position = new Map(order.map((file, index) => [file, index]));
+    return order.sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        rank(a) - rank(b) ||
+        (position.get(a) ?? 0) - (position.get(b) ?? 0),
+    );
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,6 +50,7 @@ export default defineConfig({
     // at a time on two cores). Most files spend their time waiting on what they start (server
     // processes, PostgreSQL, Chromium, the packed packages' npm install), not on the CPU.
     maxWorkers: availableParallelism() + 1,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       'packages/*/vitest.config.ts',
       'examples/sqlite-app/vitest.config.ts',

@@ -1,7 +1,9 @@
 // The published packages as users get them. Inside the workspace every import resolves whether a
 // package declares it or not; a user's npm install has only what the manifests declare. So: pack
 // every publishable package (`pnpm pack` runs its prepack/prepare script, which builds dist/, and
-// turns `workspace:*` into the version), install all the tarballs with npm, in one install, into
+// turns `workspace:*` into the version) in a copy of the workspace (the builds would otherwise
+// rewrite the dist/ folders the other test files read while this one runs), install all the
+// tarballs with npm, in one install, into
 // a project in the system's temp folder, and use them from there: lint each with publint as
 // installed, type-check code against the installed declarations, run each package page's example,
 // run an app embedding the router over the memory store and over PGlite (and the other adapters,
@@ -17,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { publint } from 'publint';
@@ -190,6 +192,28 @@ const tsc = (tsconfig: string) =>
     project,
   );
 
+/**
+ * Copies the workspace's files as git sees them (tracked, and untracked but not ignored, as they
+ * are in the working tree) to `to`: the source of a checkout, without its installs and builds.
+ */
+async function copyWorkspace(to: string): Promise<void> {
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    {
+      cwd: workspace,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  for (const file of new Set(listed.split('\0'))) {
+    // A file deleted in the working tree but not yet in git's index is listed, and gone.
+    if (file === '' || !existsSync(join(workspace, file))) continue;
+    await mkdir(dirname(join(to, file)), { recursive: true });
+    await cp(join(workspace, file), join(to, file));
+  }
+}
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'workforce-kit-packaging-'));
   const tarballs = join(root, 'tarballs');
@@ -200,9 +224,11 @@ beforeAll(async () => {
 
   // Every publishable package packed into one folder by the command the READMEs give
   // (`pnpm pack:all`), then installed together, as they say: `npm install <folder>/*.tgz`.
+  const copy = join(root, 'workspace');
+  await copyWorkspace(copy);
   const publishable = new Map<string, string>();
-  for (const folder of await readdir(join(workspace, 'packages'))) {
-    const dir = join(workspace, 'packages', folder);
+  for (const folder of await readdir(join(copy, 'packages'))) {
+    const dir = join(copy, 'packages', folder);
     const manifest = await readManifest(dir);
     if (manifest.private !== true) {
       publishable.set(manifest.name, dir);
@@ -212,7 +238,7 @@ beforeAll(async () => {
       await writeFile(join(dir, 'dist', LEFTOVER), '');
     }
   }
-  await run('pnpm', ['pack:all', '--out', tarballs], workspace, process.env);
+  await run('pnpm', ['pack:all', '--out', tarballs], copy, process.env);
   const tarballFiles = (await readdir(tarballs)).filter((file) => file.endsWith('.tgz')).sort();
 
   await writeFile(
