@@ -136,13 +136,33 @@ function fingerprint(files, by) {
   return hash.digest('hex');
 }
 
-/** The workspace's package folders (pnpm-workspace.yaml: packages/*, test, bench). */
+/** The workspace's package folders (pnpm-workspace.yaml: packages/*, test, examples, bench). */
 function workspaceDirs() {
   const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => join(root, 'packages', entry.name));
-  return [...packages, join(root, 'test'), join(root, 'bench')].filter((dir) =>
-    existsSync(join(dir, 'package.json')),
+  return [...packages, ...['test', 'examples', 'bench'].map((dir) => join(root, dir))].filter(
+    (dir) => existsSync(join(dir, 'package.json')),
+  );
+}
+
+/** What the last successful install is stamped with: the lockfile, the manifests, pnpm and Node. */
+function installInputs() {
+  const inputs = [
+    'package.json',
+    'pnpm-lock.yaml',
+    'pnpm-workspace.yaml',
+    '.npmrc',
+    ...workspaceDirs().map((dir) => join(relative(root, dir), 'package.json')),
+  ].map((file) => join(root, file));
+  return `${fingerprint(inputs, 'content')} pnpm ${pnpmVersion} node ${process.versions.modules}`;
+}
+
+/** Whether node_modules is there and holds what the lockfile and the manifests ask for. */
+export function dependenciesInstalled() {
+  return (
+    existsSync(join(root, 'node_modules', '.modules.yaml')) &&
+    readStamp('install') === installInputs()
   );
 }
 
@@ -151,20 +171,13 @@ function workspaceDirs() {
  * successful install had (and node_modules is there).
  */
 export function installDependenciesIfChanged() {
-  const inputs = [
-    'package.json',
-    'pnpm-lock.yaml',
-    'pnpm-workspace.yaml',
-    '.npmrc',
-    ...workspaceDirs().map((dir) => join(relative(root, dir), 'package.json')),
-  ].map((file) => join(root, file));
-  const current = `${fingerprint(inputs, 'content')} pnpm ${pnpmVersion} node ${process.versions.modules}`;
-  if (existsSync(join(root, 'node_modules', '.modules.yaml')) && readStamp('install') === current) {
+  if (dependenciesInstalled()) {
     console.log(
       '\n> dependencies: up to date with pnpm-lock.yaml and the manifests (pnpm install skipped)',
     );
     return;
   }
+  const current = installInputs();
   installDependencies();
   writeStamp('install', current);
 }
