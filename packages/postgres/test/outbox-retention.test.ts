@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
-import type { Employee } from '@workforce-kit/core';
+import { type Employee, eventSubject } from '@workforce-kit/core';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
@@ -269,10 +269,11 @@ for (const server of POSTGRES_SERVERS) {
 }
 
 /**
- * A webhook receiver on loopback: it acknowledges every POST (204) but those of `refused` events
- * (500), and keeps the ids it acknowledged.
+ * A webhook receiver on loopback: it acknowledges every POST (204) but those about the `refused`
+ * subject (500), and keeps the event ids it acknowledged. The subject, not the event id: an event
+ * id is known only once its write returns, and the relay may deliver the event before that.
  */
-async function startReceiver(refused: (id: string) => boolean) {
+async function startReceiver(refused: string) {
   const acknowledged = new Set<string>();
   const server = createServer((req, res) => {
     let body = '';
@@ -280,8 +281,8 @@ async function startReceiver(refused: (id: string) => boolean) {
       body += chunk.toString();
     });
     req.on('end', () => {
-      const { id } = JSON.parse(body) as { id: string };
-      if (refused(id)) {
+      const { id, subject } = JSON.parse(body) as { id: string; subject: string };
+      if (subject === refused) {
         res.writeHead(500).end();
         return;
       }
@@ -296,7 +297,7 @@ async function startReceiver(refused: (id: string) => boolean) {
   return { url, acknowledged };
 }
 
-/** POSTs each delivery's event id; 2xx is delivered. */
+/** POSTs each delivery's event id and subject; 2xx is delivered. */
 const httpDeliverer: Deliverer = (batch, signal) =>
   Promise.all(
     batch.map(async (delivery) => {
@@ -304,7 +305,10 @@ const httpDeliverer: Deliverer = (batch, signal) =>
         const res = await fetch(delivery.destination, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ id: delivery.event.eventId }),
+          body: JSON.stringify({
+            id: delivery.event.eventId,
+            subject: eventSubject(delivery.event),
+          }),
           signal,
         });
         return res.ok ? delivered : { outcome: 'retry' as const, error: `HTTP ${res.status}` };
@@ -344,8 +348,7 @@ for (const { name, url } of DATABASES) {
       }
       const { store, employees } = await seededStore(client, EMPLOYEES);
       const [failing, ...others] = employees as [Employee, ...Employee[]];
-      let refused: string | undefined;
-      const receiver = await startReceiver((id) => id === refused);
+      const receiver = await startReceiver(failing.guid);
       const relay = await createOutboxRelay({
         client,
         destinations: [receiver.url],
@@ -355,7 +358,7 @@ for (const { name, url } of DATABASES) {
         retention: { periodMs: PERIOD_MS, intervalMs: INTERVAL_MS },
       });
       cleanups.push(() => relay.stop());
-      refused = await toggle(store, failing);
+      const refused = await toggle(store, failing);
       const heldBack = await toggle(store, failing);
       await waitFor('the dead letter', async () => (await deliveryStates(client)).dead === 1);
 
