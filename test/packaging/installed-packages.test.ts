@@ -197,8 +197,8 @@ const tsc = (tsconfig: string) =>
  * Copies the workspace's files as git sees them (tracked, and untracked but not ignored, as they
  * are in the working tree) to `to`: the source of a checkout, without its builds. When the
  * workspace's install is current (`pnpm pack:all` would not install again), the copy's installs
- * are the workspace's own, each node_modules folder a symbolic link to the workspace's: a second
- * `pnpm install` of the same lockfile costs 20 s for nothing the packs need.
+ * are the workspace's own, each node_modules folder a symbolic link to the workspace's, rather than
+ * a second install of the same lockfile.
  */
 async function copyWorkspace(to: string): Promise<void> {
   const linkInstalls = dependenciesInstalled();
