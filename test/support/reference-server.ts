@@ -4,6 +4,7 @@
 // ends with it still running.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,7 @@ export interface ServerProcess {
 export async function startReferenceServer(
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
+  const pgliteDir = join(tmpdir(), `workforce-kit-e2e-${randomBytes(8).toString('hex')}`);
   const child = track(
     spawn(process.execPath, ['--import', 'tsx', '--conditions=@workforce-kit/source', cli], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
@@ -36,12 +38,16 @@ export async function startReferenceServer(
         LOG_LEVEL: 'warn',
         AUTH_HS256_SECRET: randomBytes(32).toString('hex'),
         // The default store (PGlite), in a folder of its own.
-        PGLITE_DIR: join(tmpdir(), `workforce-kit-e2e-${randomBytes(8).toString('hex')}`),
+        PGLITE_DIR: pgliteDir,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
+  // The folder made for it goes once it has exited, however it ended (a caller's own stays).
+  if (env.PGLITE_DIR === undefined) {
+    child.once('exit', () => void rm(pgliteDir, { recursive: true, force: true }).catch(() => {}));
+  }
   const output = collectOutput(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
