@@ -26,20 +26,20 @@ const LONGEST_FIRST = [
   'test/http/rate-limit.test.ts',
 ];
 
-/** Vitest's order, with {@link LONGEST_FIRST} moved to the front, in its order. */
+/**
+ * Vitest's order, with {@link LONGEST_FIRST} moved to the front, in its order (the sort is stable:
+ * the other files keep vitest's order).
+ */
 class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {
       const index = LONGEST_FIRST.findIndex((path) => file.moduleId.endsWith(`/${path}`));
       return index < 0 ? LONGEST_FIRST.length : index;
     };
-    const order = await super.sort(files);
-    const position = new Map(order.map((file, index) => [file, index]));
-    return order.sort(
+    return (await super.sort(files)).sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        rank(a) - rank(b) ||
-        (position.get(a) ?? 0) - (position.get(b) ?? 0),
+        rank(a) - rank(b),
     );
   }
 }
