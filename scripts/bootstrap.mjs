@@ -158,12 +158,14 @@ function installInputs() {
   return `${fingerprint(inputs, 'content')} pnpm ${pnpmVersion} node ${process.versions.modules}`;
 }
 
+/** @param {string} inputs - from {@link installInputs} */
+function installedWith(inputs) {
+  return existsSync(join(root, 'node_modules', '.modules.yaml')) && readStamp('install') === inputs;
+}
+
 /** Whether node_modules is there and holds what the lockfile and the manifests ask for. */
 export function dependenciesInstalled() {
-  return (
-    existsSync(join(root, 'node_modules', '.modules.yaml')) &&
-    readStamp('install') === installInputs()
-  );
+  return installedWith(installInputs());
 }
 
 /**
@@ -171,13 +173,13 @@ export function dependenciesInstalled() {
  * successful install had (and node_modules is there).
  */
 export function installDependenciesIfChanged() {
-  if (dependenciesInstalled()) {
+  const current = installInputs();
+  if (installedWith(current)) {
     console.log(
       '\n> dependencies: up to date with pnpm-lock.yaml and the manifests (pnpm install skipped)',
     );
     return;
   }
-  const current = installInputs();
   installDependencies();
   writeStamp('install', current);
 }

@@ -18,14 +18,13 @@ import type {
 } from './outbox-types.js';
 import { createWakeScheduler } from './relay-scheduler.js';
 import type { SqlClient } from './sql-client.js';
+import { json } from './store-records.js';
 
 /** The payload of a busy relay's request for help (a change's notification has none). */
 const HELP = 'help';
 
 /** The advisory lock that elects the relay woken by changes' notifications (see `lead`). */
 const LEAD_LOCK_KEY = 7438291003n;
-
-const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 
 /** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
 interface UnrecordedOutcomes {
@@ -345,7 +344,7 @@ function deliveryOf(row: ClaimRow): OutboxDelivery {
   return {
     destination: row.destination,
     position: Number(row.position),
-    event: json(row.payload) as RecordedEvent,
+    event: json(row.payload) as unknown as RecordedEvent,
     record: (json(row.record) ?? null) as Record<string, unknown> | null,
     attempt: Number(row.attempts),
     recordedAt: Number(row.recorded_at_ms),

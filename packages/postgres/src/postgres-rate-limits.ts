@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from './group-commit.js';
 import type { NamedStatementClient, SqlClient } from './sql-client.js';
+import { statementName } from './statement-runner.js';
 
 /** A rate-limit window, as `@workforce-kit/http` describes it (`RateLimitWindow`). */
 export interface LeasedRateLimitWindow {
@@ -211,11 +211,8 @@ ON CONFLICT (key) DO UPDATE SET
 RETURNING key, points, expire::float8 AS expire`;
 const CLEAR = 'DELETE FROM workforce_kit_rate_limits WHERE expire < $1';
 
-/** A statement's name, from its text (as the store names its own). */
-const nameOf = (text: string) =>
-  `workforce_kit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
-const CLAIM_NAME = nameOf(CLAIM);
-const CLEAR_NAME = nameOf(CLEAR);
+const CLAIM_NAME = statementName(CLAIM);
+const CLEAR_NAME = statementName(CLEAR);
 
 /** A key's row after a claim. */
 interface ClaimRow {

@@ -46,11 +46,19 @@ export class StatementRunner {
   #nameOf(text: string): string {
     let name = this.#names.get(text);
     if (name === undefined) {
-      name = `workforce_kit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+      name = statementName(text);
       this.#names.set(text, name);
     }
     return name;
   }
+}
+
+/**
+ * A prepared statement's name, made from its text: the same on every connection and in every
+ * process sharing the database.
+ */
+export function statementName(text: string): string {
+  return `workforce_kit_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 /** A promise's value as a Result: its rejection is StorageUnavailable for `operation`. */
