@@ -222,9 +222,15 @@ function isCount(value: unknown): value is WindowCount {
   );
 }
 
-/** A window's decision through its `consume` promise. */
-function consumed(counter: WindowCounter, key: string): Promise<WindowDecision | Unavailable> {
-  return counter.consume(key).then(
+/** A window's decision through its `consume` promise (a `consume` that throws is a failure too). */
+function consumed(counter: WindowCounter, key: string): MaybeAsync<WindowDecision | Unavailable> {
+  let counting: Promise<WindowCount>;
+  try {
+    counting = counter.consume(key);
+  } catch (failure) {
+    return new Unavailable(failure);
+  }
+  return counting.then(
     (count) => ({ count, spent: false }),
     (rejection: unknown) =>
       isCount(rejection) ? { count: rejection, spent: true } : new Unavailable(rejection),

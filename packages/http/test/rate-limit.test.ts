@@ -159,6 +159,22 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
     ]);
   });
 
+  it('lets the request through, and logs, when consume throws rather than rejects', async () => {
+    const limiter = createRateLimiter({
+      limiter: () => ({
+        consume: () => {
+          throw new Error('lease store broken');
+        },
+      }),
+    });
+    const logged = keptLogger();
+    expect(await limiter.check('r1', logged)).toBeUndefined();
+    expect(logged.warnings).toEqual([
+      'rate limiter unavailable; request let through',
+      'rate limiter unavailable; request let through',
+    ]);
+  });
+
   it('awaits a counter without consumeNow, as a rate-limiter-flexible limiter is', async () => {
     const memory = new MemoryWindowCounter({ name: 'second', points: 5, durationSeconds: 1 }, 10);
     const limiter = createRateLimiter({
