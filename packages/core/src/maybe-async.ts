@@ -136,11 +136,6 @@ export function isThenable(value: unknown): boolean {
  * ```
  */
 export function toResultAsync<T, E>(answer: MaybeAsync<Result<T, E>>): ResultAsync<T, E> {
-  if (answer instanceof ResultAsync) return answer;
-  return new ResultAsync(isThenable(answer) ? settledOf(answer) : Promise.resolve(answer));
-}
-
-/** A thenable's value as a native promise. */
-async function settledOf<T>(later: Thenable<T>): Promise<T> {
-  return await later;
+  // Promise.resolve adopts a thenable (another copy of neverthrow's ResultAsync among them).
+  return answer instanceof ResultAsync ? answer : new ResultAsync(Promise.resolve(answer));
 }

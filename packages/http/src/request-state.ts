@@ -75,15 +75,16 @@ export class RequestState implements LogSource {
    * operation is a logged 500.
    */
   problem(occurrence: ProblemOccurrence): ApiAnswer {
+    const { instance } = this;
     let answered = occurrence;
-    let body = problemBody(occurrence, this.requestId, this.instance);
+    let body = problemBody(occurrence, this.requestId, instance);
     const { operation } = this;
     const mismatch =
       operation && this.shared.parts.responseValidator?.(operation, body.status, body);
     if (mismatch !== undefined) {
       this.log.error({ mismatch }, 'the response does not match the spec');
       answered = INTERNAL_ERROR;
-      body = problemBody(INTERNAL_ERROR, this.requestId, this.instance);
+      body = problemBody(INTERNAL_ERROR, this.requestId, instance);
     }
     const text = JSON.stringify(body);
     const length = String(Buffer.byteLength(text));
