@@ -162,8 +162,8 @@ let project: string;
 const packed: Record<string, string> = {};
 /** Each package's folder in the workspace, by package name. */
 const sources: Record<string, string> = {};
-/** The publishable packages of the workspace (not private), by name. */
-const publishableNames: string[] = [];
+/** The publishable packages of the workspace's copy (not private): their folders, by name. */
+const publishable = new Map<string, string>();
 /** tsc over the user's code (src/), which it also compiles to dist/ for the runs below. */
 let userCode: Finished;
 /** tsc over every entry point's declarations, the libraries' own included (no skipLibCheck). */
@@ -235,13 +235,11 @@ beforeAll(async () => {
   // (`pnpm pack:all`), then installed together, as they say: `npm install <folder>/*.tgz`.
   const copy = join(root, 'workspace');
   await copyWorkspace(copy);
-  const publishable = new Map<string, string>();
   for (const folder of await readdir(join(copy, 'packages'))) {
     const dir = join(copy, 'packages', folder);
     const manifest = await readManifest(dir);
     if (manifest.private !== true) {
       publishable.set(manifest.name, dir);
-      publishableNames.push(manifest.name);
       // What an earlier build left behind, which the pack's build must not ship.
       await mkdir(join(dir, 'dist'), { recursive: true });
       await writeFile(join(dir, 'dist', LEFTOVER), '');
@@ -377,7 +375,7 @@ afterAll(async () => {
 });
 
 it('installs every publishable package from the folder `pnpm pack:all` fills, in one npm install', () => {
-  expect(Object.keys(packed).sort()).toEqual(publishableNames.sort());
+  expect(Object.keys(packed).sort()).toEqual([...publishable.keys()].sort());
   for (const specifier of Object.values(packed)) expect(specifier).toMatch(/^file:.*\.tgz$/);
 });
 

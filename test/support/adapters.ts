@@ -139,6 +139,13 @@ async function nestApp(options: ApiOptions, platform: ExpressAdapter | FastifyAd
   return app;
 }
 
+/** A Nest app of the module alone, listening on a port of loopback, on the platform given. */
+async function servedNestApp(options: ApiOptions, platform: ExpressAdapter | FastifyAdapter) {
+  const app = await nestApp(options, platform);
+  await app.listen(0, '127.0.0.1');
+  return { url: await app.getUrl(), close: () => app.close() };
+}
+
 const nestExpressAdapter: Adapter = {
   name: 'nestjs-express',
   async handler(options) {
@@ -146,11 +153,7 @@ const nestExpressAdapter: Adapter = {
     await nestApp(options, platform);
     return platform.getInstance();
   },
-  async serve(options) {
-    const app = await nestApp(options, new ExpressAdapter());
-    await app.listen(0, '127.0.0.1');
-    return { url: await app.getUrl(), close: () => app.close() };
-  },
+  serve: (options) => servedNestApp(options, new ExpressAdapter()),
 };
 
 const nestFastifyAdapter: Adapter = {
@@ -170,12 +173,8 @@ const nestFastifyAdapter: Adapter = {
     if (listener === undefined) throw new Error('Fastify did not call its server factory');
     return listener;
   },
-  async serve(options) {
-    const platform = new FastifyAdapter({ frameworkErrors: frameworkErrors() });
-    const app = await nestApp(options, platform);
-    await app.listen(0, '127.0.0.1');
-    return { url: await app.getUrl(), close: () => app.close() };
-  },
+  serve: (options) =>
+    servedNestApp(options, new FastifyAdapter({ frameworkErrors: frameworkErrors() })),
 };
 
 export const ADAPTERS: readonly Adapter[] = [

@@ -248,6 +248,11 @@ export function writeHostAnswer(
   res.end(body);
 }
 
+/** The 404 of a path nothing serves, once the request's body is read (`afterBody`). */
+export function writeNotFound(req: IncomingMessage, res: ServerResponse): void {
+  afterBody(req, () => writeHostAnswer(req, res, { problem: NOT_FOUND }));
+}
+
 /**
  * The host routes over Node's request and response, for the apps that route them themselves
  * (node:http's, and the NestJS app's middleware): in order, as Express matches them (a GET route

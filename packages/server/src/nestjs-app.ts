@@ -15,12 +15,11 @@ import { WorkforceKitModule } from '@workforce-kit/nestjs';
 import type { NestPlatform } from './config.js';
 import {
   type AppParts,
-  afterBody,
   gated,
   hostRouter,
-  NOT_FOUND,
   UNDECODABLE_PATH,
   writeHostAnswer,
+  writeNotFound,
 } from './host-routes.js';
 import { StartupError } from './startup-error.js';
 
@@ -48,7 +47,7 @@ function problemFilter(logger: AppParts['logger']): ExceptionFilter {
       const res = response.raw ?? response;
       response.hijack?.();
       if (exception instanceof NotFoundException) {
-        afterBody(req, () => writeHostAnswer(req, res, { problem: NOT_FOUND }));
+        writeNotFound(req, res);
         return;
       }
       // The app parses no body and validates nothing: Nest's one 400 is Express's refusal of a

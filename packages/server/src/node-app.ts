@@ -1,13 +1,6 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { createRequestHandler } from '@workforce-kit/node-adapter';
-import {
-  type AppParts,
-  afterBody,
-  gated,
-  hostRouter,
-  NOT_FOUND,
-  writeHostAnswer,
-} from './host-routes.js';
+import { type AppParts, gated, hostRouter, writeNotFound } from './host-routes.js';
 
 /**
  * The reference server's app on node:http, with no framework: security headers on every answer
@@ -20,9 +13,7 @@ import {
 export function nodeApp(parts: AppParts): RequestListener {
   const host = hostRouter(parts);
   const api = createRequestHandler(parts.api);
-  const notFound = (req: IncomingMessage, res: ServerResponse) =>
-    afterBody(req, () => writeHostAnswer(req, res, { problem: NOT_FOUND }));
   return gated(parts, (req, res) => {
-    if (!host(req, res)) api(req, res, () => notFound(req, res));
+    if (!host(req, res)) api(req, res, () => writeNotFound(req, res));
   });
 }
