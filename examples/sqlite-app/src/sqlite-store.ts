@@ -157,6 +157,8 @@ export function createSqliteStore(
     }
   }
 
+  const pingQuery = db.prepare('SELECT 1');
+
   // Employees ---------------------------------------------------------------------------------
 
   const staffById = db.prepare('SELECT * FROM staff WHERE venue_id = ? AND staff_id = ?');
@@ -476,7 +478,7 @@ export function createSqliteStore(
     seed: (records) => attempt('seed', () => ok(seed(records))),
     ping: () =>
       attempt('ping', () => {
-        db.prepare('SELECT 1').get();
+        pingQuery.get();
         return ok(undefined);
       }),
     close: async () => {

@@ -6,6 +6,7 @@
 import type { Report } from './check-api-contract.js';
 import type { PropertyResult } from './property-runner.js';
 import { laneNames, type RaceReport } from './race-report.js';
+import { countsOf, seconds } from './report-format.js';
 
 const html = (text: string) =>
   text
@@ -47,8 +48,6 @@ document.querySelectorAll('[data-race]').forEach(function (race) {
   });
 });
 `;
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The history of a race as an SVG timeline: a lane per connection, a bar per call. */
 function timeline(race: RaceReport): string {
@@ -174,14 +173,14 @@ export function toHtmlReport(report: Report): string {
       `<tr class="${r.status}" data-property="${html(r.name)}"><td class="status">${{ passed: '✔ passed', failed: '✘ failed', 'not-applicable': '– not applicable', undecided: '? undecided' }[r.status]}</td><td>${html(r.name)}<br><span class="muted">${html(r.summary)}</span></td><td class="num">${r.runs}</td><td class="num">${r.requests}</td><td class="num">${seconds(r.durationMs)}</td></tr>`,
   );
   const verdict = report.ok ? 'ok' : 'bad';
-  const undecided = report.undecided > 0 ? `, ${report.undecided} undecided` : '';
+  const counts = countsOf(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>workforce-kit contract report: ${report.passed} passed, ${report.failed} failed${undecided}</title>
+<title>workforce-kit contract report: ${counts}</title>
 <style>${STYLE}</style></head>
 <body>
 <h1>Contract report</h1>
-<p class="totals ${verdict}" id="totals">${report.passed} passed, ${report.failed} failed${undecided}${report.minCoverage?.met === false ? ', minimum coverage not met' : ''}</p>
+<p class="totals ${verdict}" id="totals">${counts}${report.minCoverage?.met === false ? ', minimum coverage not met' : ''}</p>
 <p class="muted">${html(report.baseUrl)} · ${report.requests} requests in ${seconds(report.durationMs)} · rng seed ${report.rngSeed} · ${report.runs} runs per property</p>
 <h2>Properties</h2>
 <table class="properties"><thead><tr><th>status</th><th>property</th><th>runs</th><th>requests</th><th>time</th></tr></thead><tbody>${rows.join('')}</tbody></table>

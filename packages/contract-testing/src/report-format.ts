@@ -6,7 +6,14 @@ import type { Coverage } from './coverage.js';
 import { causeFirst } from './failure-order.js';
 import type { PropertyResult } from './property-runner.js';
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** A duration as a report says it: `1.2 s`. */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A report's counts as its totals line says them: `12 passed, 1 failed, 2 undecided`. */
+export function countsOf(report: Report): string {
+  const undecided = report.undecided > 0 ? `, ${report.undecided} undecided` : '';
+  return `${report.passed} passed, ${report.failed} failed${undecided}`;
+}
 
 /** The one line of a property. */
 export function formatResultLine(result: PropertyResult): string {
@@ -137,8 +144,7 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
     }`,
   );
   const short = report.minCoverage?.met === false ? ', minimum coverage not met' : '';
-  const undecided = report.undecided > 0 ? `, ${report.undecided} undecided` : '';
-  out.push(`${report.passed} passed, ${report.failed} failed${undecided}${short}`);
+  out.push(`${countsOf(report)}${short}`);
   return out.join('\n');
 }
 

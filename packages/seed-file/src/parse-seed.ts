@@ -3,6 +3,7 @@ import {
   type EmployeeFields,
   type Guid,
   type Instant,
+  isGuid,
   type Restaurant,
   type SeedRecords,
   type ShiftFields,
@@ -193,7 +194,6 @@ const NORMALIZED: Readonly<Record<string, (value: string) => string>> = {
 
 const DEFS = '#/$defs/';
 const defs = SEED_FILE_SCHEMA.$defs as Readonly<Record<string, unknown>>;
-type SchemaNode = Readonly<Record<string, unknown>>;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -241,12 +241,16 @@ function walk(
   return result;
 }
 
-/** A seed file's entries as the schema has checked and the walk has normalized them. */
-interface EntryDates {
+/** A record's deletion and dates as a seed file gives them (the dates may be left out). */
+interface Dated {
   readonly deleted: boolean;
   readonly createdDate?: Instant;
   readonly modifiedDate?: Instant;
   readonly deletedDate?: Instant;
+}
+
+/** A seed file's entries as the schema has checked and the walk has normalized them. */
+interface EntryDates extends Dated {
   /** The record's own type, which the file may state. */
   readonly entityType?: string;
 }
@@ -352,13 +356,6 @@ function crossEntryIssues(
   return issues;
 }
 
-interface Dated {
-  readonly deleted: boolean;
-  readonly createdDate?: Instant;
-  readonly modifiedDate?: Instant;
-  readonly deletedDate?: Instant;
-}
-
 /** A seeded record at version 1; missing dates are the load time; deletedDate only when deleted. */
 function stamped<T extends Dated>(entry: T, loadedAt: Instant) {
   const { deleted, deletedDate, ...rest } = entry;
@@ -400,8 +397,6 @@ function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
     clients: seed.clients,
   };
 }
-
-const guidPattern = new RegExp(String((defs.guid as SchemaNode).pattern), 'u');
 
 /**
  * Parses and validates a seed (the JSON of a seed file) into domain records, against the seed
@@ -477,7 +472,7 @@ export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInval
   const restaurantGuids = new Set(
     collection('restaurants').flatMap((raw) => {
       const guid = isObject(raw) ? raw.guid : undefined;
-      return typeof guid === 'string' && guidPattern.test(guid) ? [guid.toLowerCase()] : [];
+      return typeof guid === 'string' && isGuid(guid) ? [guid.toLowerCase()] : [];
     }),
   );
   issues.push(...crossEntryIssues(json, located, restaurantGuids));
