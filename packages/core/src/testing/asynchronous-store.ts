@@ -2,9 +2,21 @@ import { type Result, ResultAsync } from 'neverthrow';
 import type { MaybeAsync } from '../maybe-async.js';
 import type { WorkforceStore } from '../ports.js';
 
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function turns(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await turn();
+}
+
+interface Waits {
+  readonly before: () => Promise<void>;
+  readonly after?: () => Promise<void>;
+}
+
 /**
  * How the conformance suite defers the calls it makes to a store, so that concurrent callers
- * interleave their reads and writes even on a store that answers at once:
+ * interleave their reads and writes even on a store that answers at once: what to wait before a
+ * call, and before its answer is given.
  * - `microtask`: each call runs in a later microtask (a promise job);
  * - `event-loop turn`: each call runs in a later turn of the event loop (`setImmediate`), and its
  *   answer comes back one turn after it, as a database's answer comes back over a socket;
@@ -12,28 +24,17 @@ import type { WorkforceStore } from '../ports.js';
  *   concurrent calls reach the store, and their answers their callers, out of the order they were
  *   made in.
  */
-export const DEFERRALS = ['microtask', 'event-loop turn', 'shuffled turns'] as const;
-/** One of {@link DEFERRALS}. */
-export type Deferral = (typeof DEFERRALS)[number];
-
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function turns(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await turn();
-}
-
-/** What to wait before a call, and before its answer is given. */
-const WAITS: Record<
-  Deferral,
-  { readonly before: () => Promise<void>; readonly after?: () => Promise<void> }
-> = {
+const WAITS = {
   microtask: { before: () => Promise.resolve() },
   'event-loop turn': { before: turn, after: turn },
   'shuffled turns': {
     before: () => turns(Math.floor(Math.random() * 4)),
     after: () => turns(Math.floor(Math.random() * 4)),
   },
-};
+} as const satisfies Record<string, Waits>;
+
+/** One of the ways of {@link WAITS}. */
+export type Deferral = keyof typeof WAITS;
 
 /**
  * A store whose every call (but `close`) runs later, as `deferral` says, and answers with a
@@ -44,7 +45,7 @@ const WAITS: Record<
  * @returns the same store, answering later
  */
 export function deferredStore(store: WorkforceStore, deferral: Deferral): WorkforceStore {
-  const { before, after } = WAITS[deferral];
+  const { before, after }: Waits = WAITS[deferral];
   const later =
     <A extends unknown[], T, E>(method: string, call: (...args: A) => MaybeAsync<Result<T, E>>) =>
     (...args: A): ResultAsync<T, E> =>

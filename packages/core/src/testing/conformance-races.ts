@@ -27,19 +27,13 @@ import type { ConformanceContext } from './store-conformance.js';
  * microtask's deferral would interleave the callers as a turn's does; the memory store's own
  * suite runs with it (`asynchronousStore`).
  */
-const FORMS = [
-  'the store as given',
-  'event-loop turn',
-  'shuffled turns',
-] as const satisfies readonly ('the store as given' | Deferral)[];
-
-const TITLES: Record<(typeof FORMS)[number], string> = {
+const FORMS = {
   'the store as given': 'races, on the store as given',
   'event-loop turn': 'races, each call and answer deferred by a turn of the event loop',
   'shuffled turns':
     'races, each call and answer deferred by 0 to 3 turns of the event loop, shuffled',
-};
-const titleOf = (form: (typeof FORMS)[number]) => TITLES[form];
+} as const satisfies Partial<Record<'the store as given' | Deferral, string>>;
+type Form = keyof typeof FORMS;
 
 /** What the outcomes of concurrent calls were, for a failure: `[ok, VersionConflict, …]`. */
 const outcomes = (results: readonly { isOk(): boolean; error?: unknown }[]) =>
@@ -50,11 +44,11 @@ const outcomes = (results: readonly { isOk(): boolean; error?: unknown }[]) =>
   );
 
 export function describeRaces(ctx: ConformanceContext): void {
-  for (const form of FORMS) describeRacesOn(ctx, form);
+  for (const form of Object.keys(FORMS) as Form[]) describeRacesOn(ctx, form);
 }
 
-function describeRacesOn(ctx: ConformanceContext, form: (typeof FORMS)[number]): void {
-  describe(titleOf(form), () => {
+function describeRacesOn(ctx: ConformanceContext, form: Form): void {
+  describe(FORMS[form], () => {
     // The store the race's callers use: the test's own, or it deferred.
     let raced: WorkforceStore;
     beforeEach(() => {
