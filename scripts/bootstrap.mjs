@@ -213,11 +213,11 @@ function workspaceChain(name) {
 }
 
 /**
- * Builds a package and the workspace packages it depends on (tsc), unless their sources and build
- * settings, TypeScript, and their dist folders are what the last successful build left.
+ * The build of a package and of the workspace packages it depends on, as `npm start` stamps it:
+ * their sources and build settings and TypeScript, read now, and their dist folders.
  * @param {string} name
  */
-export function buildIfChanged(name) {
+export function buildOf(name) {
   const dirs = workspaceChain(name);
   const inputs = [
     join(root, 'tsconfig.base.json'),
@@ -229,13 +229,32 @@ export function buildIfChanged(name) {
       ...filesUnder(join(dir, 'src')),
     ]),
   ];
-  const outputs = () => dirs.flatMap((dir) => filesUnder(join(dir, 'dist')));
   const sources = fingerprint(inputs, 'content');
-  const built = dirs.every((dir) => existsSync(join(dir, 'dist')));
-  if (built && readStamp('build') === `${sources} ${fingerprint(outputs(), 'stat')}`) {
+  const stamp = () =>
+    `${sources} ${fingerprint(
+      dirs.flatMap((dir) => filesUnder(join(dir, 'dist'))),
+      'stat',
+    )}`;
+  return {
+    /** Whether the last build stamped was of these sources, and left the dist folders as they are. */
+    upToDate: () =>
+      dirs.every((dir) => existsSync(join(dir, 'dist'))) && readStamp('build') === stamp(),
+    /** Stamps a build of these sources that succeeded (call it once the build is done). */
+    record: () => writeStamp('build', stamp()),
+  };
+}
+
+/**
+ * Builds a package and the workspace packages it depends on (tsc), unless their sources and build
+ * settings, TypeScript, and their dist folders are what the last successful build left.
+ * @param {string} name
+ */
+export function buildIfChanged(name) {
+  const build = buildOf(name);
+  if (build.upToDate()) {
     console.log(`\n> build: ${name} and its workspace dependencies are up to date (skipped)`);
     return;
   }
   run('pnpm', ['--filter', `${name}...`, 'run', 'build']);
-  writeStamp('build', `${sources} ${fingerprint(outputs(), 'stat')}`);
+  build.record();
 }
