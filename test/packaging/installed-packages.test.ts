@@ -193,15 +193,23 @@ const tsc = (tsconfig: string) =>
     project,
   );
 
+/** The postgres package's PGlite template, which its build makes (ignored by git). */
+const PGLITE_TEMPLATE = join('packages', 'postgres', 'pglite-template');
+
 /**
  * Copies the workspace's files as git sees them (tracked, and untracked but not ignored, as they
  * are in the working tree) to `to`: the source of a checkout, without its builds. When the
  * workspace's install is current (`pnpm pack:all` would not install again), the copy's installs
  * are the workspace's own, each node_modules folder a symbolic link to the workspace's, rather than
- * a second install of the same lockfile.
+ * a second install of the same lockfile; and the postgres package's PGlite template comes along,
+ * which its build (scripts/build-pglite-template.mjs) then keeps rather than make again, as it
+ * does in the workspace: it was made by the same PGlite from the same migrations.
  */
 async function copyWorkspace(to: string): Promise<void> {
   const linkInstalls = dependenciesInstalled();
+  if (linkInstalls && existsSync(join(workspace, PGLITE_TEMPLATE))) {
+    await cp(join(workspace, PGLITE_TEMPLATE), join(to, PGLITE_TEMPLATE), { recursive: true });
+  }
   const listed = execFileSync(
     'git',
     ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
@@ -384,6 +392,28 @@ it('ships a fresh build of each package, without leftovers of an earlier one', a
     const shipped = await readdir(join(project, 'node_modules', name, 'dist'));
     expect(shipped).toContain('index.js');
     expect(shipped).not.toContain(LEFTOVER);
+  }
+});
+
+it('ships the TypeScript source of every file its source maps name (src/)', async () => {
+  for (const name of Object.keys(packed)) {
+    const dir = join(project, 'node_modules', name);
+    const maps = (await readdir(join(dir, 'dist'), { recursive: true })).filter((file) =>
+      file.endsWith('.map'),
+    );
+    expect(maps.length, name).toBeGreaterThan(0);
+    const missing: string[] = [];
+    for (const map of maps) {
+      const from = dirname(join(dir, 'dist', map));
+      const { sources } = JSON.parse(await readFile(join(dir, 'dist', map), 'utf8')) as {
+        sources: string[];
+      };
+      for (const source of sources) {
+        if (!existsSync(join(from, source))) missing.push(`${map}: ${source}`);
+      }
+    }
+    expect(missing, `${name} names sources it does not ship`).toEqual([]);
+    expect(existsSync(join(dir, 'src', 'index.ts')), name).toBe(true);
   }
 });
 
