@@ -6,13 +6,12 @@ import { Test } from '@nestjs/testing';
 import { checkApiContract } from '@workforce-kit/contract-testing';
 import { createMemoryStore } from '@workforce-kit/core';
 import { parseSeed } from '@workforce-kit/seed-file';
-import { DEMO_SEED_FILE } from '@workforce-kit/server';
 import { SignJWT } from 'jose';
 import request from 'supertest';
 import { AppModule, SETTINGS, type Settings, STORE } from './embed-nestjs.js';
 
 const secret = 'a-test-only-secret-of-32-characters-or-more';
-const seed = JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')); // or your own seed file
+const seed = JSON.parse(await readFile(new URL('./seed.json', import.meta.url), 'utf8')); // the test's records
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 
 // The app as it runs, but for its providers: test settings, and a memory store for its database.

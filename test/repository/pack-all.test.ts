@@ -1,0 +1,68 @@
+// What `npm run pack:all -- --for <package>` packs (scripts/pack-all.mjs): the package and the
+// workspace packages it depends on, nothing else; the docs' commands name packages it packs; and
+// the NestJS app of docs/embedding.md, with its test, needs none of the reference server's.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { packagesFor, publishablePackages } from '../../scripts/pack-all.mjs';
+import { readDocuments } from '../docs/documents.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The `@workforce-kit/*` packages a file imports. */
+async function workspaceImports(path: string): Promise<string[]> {
+  const text = await readFile(`${root}${path}`, 'utf8');
+  const found = [...text.matchAll(/from '(@workforce-kit\/[\w-]+)/g)].map((match) =>
+    String(match[1]),
+  );
+  return [...new Set(found)].sort();
+}
+
+describe('pack:all --for', () => {
+  it('packs the package named and the workspace packages it depends on, and nothing else', () => {
+    expect(packagesFor(['@workforce-kit/nestjs'])).toEqual([
+      '@workforce-kit/core',
+      '@workforce-kit/http',
+      '@workforce-kit/nestjs',
+      '@workforce-kit/types',
+    ]);
+    expect(packagesFor(['@workforce-kit/express-adapter', '@workforce-kit/core'])).toEqual([
+      '@workforce-kit/core',
+      '@workforce-kit/express-adapter',
+      '@workforce-kit/http',
+      '@workforce-kit/types',
+    ]);
+  });
+
+  it('packs every publishable package without it', () => {
+    const all = [...publishablePackages().keys()].sort();
+    expect(all).toHaveLength(12);
+    expect(packagesFor(undefined)).toEqual(all);
+  });
+
+  it('refuses a name that is not a package of the workspace, naming those that are', () => {
+    expect(() => packagesFor(['@workforce-kit/nest'])).toThrow(
+      /^@workforce-kit\/nest is not a package of this workspace; one of: .*@workforce-kit\/nestjs/,
+    );
+  });
+
+  it('is what the README tells a user to run, and every command of the docs names packages it packs', async () => {
+    const commands = (await readDocuments()).flatMap(({ path, text }) =>
+      [...text.matchAll(/npm run pack:all -- ((?:--for \S+ ?)+)/g)].map((match) => ({
+        path,
+        names: [...String(match[1]).matchAll(/--for (\S+)/g)].map((each) => String(each[1])),
+      })),
+    );
+    expect(commands.filter(({ path }) => path === 'README.md')).not.toEqual([]);
+    for (const { names } of commands) expect(() => packagesFor(names)).not.toThrow();
+  });
+});
+
+it("the NestJS app of docs/embedding.md and its test need no package of the reference server's", async () => {
+  const imports = await workspaceImports('examples/embed-nestjs.ts');
+  imports.push(...(await workspaceImports('examples/embed-nestjs.test.ts')));
+  expect(imports).toContain('@workforce-kit/nestjs');
+  expect(imports).not.toContain('@workforce-kit/server');
+  // Nor does anything they import bring it along.
+  expect(packagesFor(imports)).not.toContain('@workforce-kit/server');
+});
