@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { SlowestFilesReporter } from './scripts/slowest-test-files.mjs';
 
 /**
  * The test files that take longest, longest first (from a clean-clone run of `npm test`). They
@@ -51,6 +52,8 @@ export default defineConfig({
     // processes, PostgreSQL, Chromium, the packed packages' npm install), not on the CPU.
     maxWorkers: availableParallelism() + 1,
     sequence: { sequencer: LongestFirstSequencer },
+    // The slowest files of a run, at its end (`pnpm check` prints those of all its runs).
+    reporters: ['default', new SlowestFilesReporter()],
     projects: [
       'packages/*/vitest.config.ts',
       'examples/sqlite-app/vitest.config.ts',

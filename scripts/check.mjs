@@ -10,10 +10,17 @@
 // exactly as npm installed them from their tarballs (test/packaging): `pnpm package:lint` still
 // runs it on its own.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildOf } from './bootstrap.mjs';
+import { readTimes, slowestFiles, TIMES_FILE } from './slowest-test-files.mjs';
 
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const running = new Set();
+
+/** Where the tests' runs note each file's time (scripts/slowest-test-files.mjs). */
+const times = join(tmpdir(), `workforce-kit-test-times-${process.pid}.jsonl`);
 
 /**
  * Runs `pnpm <args>`; resolves with its exit code.
@@ -23,7 +30,11 @@ const running = new Set();
 function pnpm(args) {
   console.log(`\n> pnpm ${args.join(' ')}`);
   return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', args, { stdio: 'inherit', detached: true });
+    const child = spawn('pnpm', args, {
+      stdio: 'inherit',
+      detached: true,
+      env: { ...process.env, [TIMES_FILE]: times },
+    });
     running.add(child);
     if (args.includes('test:all')) tests = child;
     child.once('error', reject);
@@ -123,4 +134,8 @@ await Promise.all([
     ]);
   })(),
 ]);
+// The slowest test files, last, where a file that became slow is seen.
+const measured = readTimes(times);
+rmSync(times, { force: true });
+if (measured.length > 0) console.log(slowestFiles(measured));
 process.exit(failed);
