@@ -1,5 +1,6 @@
 // Webhooks from three reference-server processes (Express and Fastify) on one PostgreSQL server,
-// to a real HTTP receiver started here: 1,000 changes while the receiver refuses a random 30% and is down for 5 s; a
+// to a real HTTP receiver started here: 1,000 changes while the receiver refuses a random 30% and
+// is down for a while (until each process had a delivery refused); a
 // process killed with SIGKILL while it holds claimed deliveries; the database stopped while
 // deliveries are in flight; from a fourth process, a receiver that always fails, the dead
 // letter, and its re-drive; and, from two more with a retention of 1 s, a long run of changes
@@ -35,6 +36,12 @@ const EMPLOYEES = 60;
 const TOGGLES = 10; // per employee: 600 changes
 const SHIFTS = 400; // each deleted twice: 400 changes, 400 no-ops
 const WORKERS = 12;
+/**
+ * A delivery not answered within this is a retry (WEBHOOK_TIMEOUT_MS, test-sized: 5 s by default),
+ * and a claim outlives it by a second (WEBHOOK_LEASE_MS): what the tests below wait out.
+ */
+const DELIVERY_TIMEOUT_MS = 3_000;
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 1_000;
 
 const restaurant = aRestaurant();
 const employees = Array.from({ length: EMPLOYEES }, (_, i) =>
@@ -181,7 +188,8 @@ function serverEnv(databaseUrl: string, extra: Record<string, string> = {}) {
     REQUEST_TIMEOUT_MS: '3000',
     WEBHOOK_URLS: receiver.url,
     WEBHOOK_SECRET,
-    WEBHOOK_LEASE_MS: '7000',
+    WEBHOOK_TIMEOUT_MS: String(DELIVERY_TIMEOUT_MS),
+    WEBHOOK_LEASE_MS: String(LEASE_MS),
     // Retries every second here (the backoff doubles up to 1 h by default), so that the run is
     // short: with 30% refused at random and the outage, some delivery fails six or more times.
     WEBHOOK_RETRY_MAX_MS: '1000',
@@ -225,6 +233,14 @@ async function outboxEvents(db: pg.Pool = pool): Promise<OutboxRow[]> {
      FROM outbox ORDER BY position`,
   );
   return rows;
+}
+
+/** How many relays (processes) recorded a delivery whose connection was refused. */
+async function refusedRelays(): Promise<number> {
+  const { rows } = await pool.query(
+    "SELECT count(DISTINCT claimed_by)::int AS n FROM outbox_deliveries WHERE last_error LIKE '%ECONNREFUSED%'",
+  );
+  return (rows[0] as { n: number }).n;
 }
 
 async function undelivered(db: pg.Pool = pool): Promise<number> {
@@ -314,7 +330,7 @@ function checkDeliveries(events: readonly OutboxRow[], receipts: readonly Receip
   return problems;
 }
 
-describe(`${PROCESSES} processes on one PostgreSQL, a receiver that refuses 30% and is down for 5 s`, () => {
+describe(`${PROCESSES} processes on one PostgreSQL, a receiver that refuses 30% and is down for a while`, () => {
   it('delivers every one of 1,000 changes at least once: signed, one body per webhook-id, each subject in order, nothing for no-ops', async () => {
     receiver.setMode({ kind: 'refuse', rate: 0.3 });
     // Work items: each employee toggled TOGGLES times, each shift deleted twice; the calls on one
@@ -359,7 +375,12 @@ describe(`${PROCESSES} processes on one PostgreSQL, a receiver that refuses 30% 
           if (done === Math.floor(total / 2) && outage === undefined) {
             outage = (async () => {
               await receiver.down();
-              await sleep(5000);
+              // Down until the relay of every process had a delivery refused.
+              await waitFor(
+                'a refused delivery in every process',
+                async () => (await refusedRelays()) === PROCESSES,
+                30_000,
+              );
               await receiver.up();
             })();
           }
@@ -403,23 +424,27 @@ describe(`${PROCESSES} processes on one PostgreSQL, a receiver that refuses 30% 
 });
 
 describe('a process killed with SIGKILL while it holds claimed deliveries', () => {
-  it('loses them to another process when its lease runs out; no answer in 5 s is a retry', async () => {
+  it(`loses them to another process when its lease runs out; no answer in ${DELIVERY_TIMEOUT_MS / 1000} s is a retry`, async () => {
     const before = receiver.receipts.length;
     receiver.setMode({ kind: 'hold' });
     const targets = employees.slice(0, 12);
-    for (const [i, employee] of targets.entries()) {
-      const { rows } = await pool.query('SELECT deleted FROM employees WHERE guid = $1', [
-        employee.guid,
-      ]);
-      const archived = (rows[0] as { deleted: boolean }).deleted;
-      await call(
-        serverFor(i),
-        archived ? 'PUT' : 'DELETE',
-        archived
-          ? `/labor/v1/employees/${employee.guid}/unarchive`
-          : `/labor/v1/employees/${employee.guid}`,
-      );
-    }
+    // At once, so that their deliveries are all held well within the time a delivery waits for
+    // its answer.
+    await Promise.all(
+      targets.map(async (employee, i) => {
+        const { rows } = await pool.query('SELECT deleted FROM employees WHERE guid = $1', [
+          employee.guid,
+        ]);
+        const archived = (rows[0] as { deleted: boolean }).deleted;
+        await call(
+          serverFor(i),
+          archived ? 'PUT' : 'DELETE',
+          archived
+            ? `/labor/v1/employees/${employee.guid}/unarchive`
+            : `/labor/v1/employees/${employee.guid}`,
+        );
+      }),
+    );
     // Wait until every new delivery was sent (and is held unanswered), then find a process that
     // holds some of them.
     await waitFor('the held deliveries', () => receiver.receipts.length - before === 12, 10_000);
@@ -462,11 +487,11 @@ describe('a process killed with SIGKILL while it holds claimed deliveries', () =
       expect(sent.map((r) => r.status)).toEqual([0, 204]);
       expect(sent[1]?.at).toBeGreaterThanOrEqual(Math.floor(claim.until));
     }
-    // The others' held deliveries were retried once their 5 s without an answer ran out.
+    // The others' held deliveries were retried once their time without an answer ran out.
     const others = receiver.receipts.slice(before).filter((r) => !victimIds.has(r.id));
     for (const retry of others.filter((r) => r.status === 204)) {
       const first = others.find((r) => r.id === retry.id);
-      expect(retry.at - (first?.at ?? 0)).toBeGreaterThanOrEqual(5000);
+      expect(retry.at - (first?.at ?? 0)).toBeGreaterThanOrEqual(DELIVERY_TIMEOUT_MS);
     }
     expect(checkDeliveries(await outboxEvents(), receiver.receipts)).toEqual([]);
     receiver.releaseHeld();
