@@ -173,92 +173,99 @@ describe.each(HTTP_FRAMEWORKS)('GET /metrics of the reference server on %s', (fr
   });
 });
 
-describe.each(HTTP_FRAMEWORKS)('the reference server on %s', (framework) => {
-  it('serves no /metrics with METRICS=false', async () => {
-    const server = await startReferenceServer({
-      HTTP_FRAMEWORK: framework,
-      STORE: 'memory',
-      METRICS: 'false',
+// One server for both (a start is a second or more of CPU): /metrics is off, the spans go out.
+describe.each(HTTP_FRAMEWORKS)(
+  'the reference server on %s, with METRICS=false and an OTLP endpoint',
+  (framework) => {
+    let collector: Receiver;
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      collector = await startReceiver();
+      server = await startReferenceServer({
+        HTTP_FRAMEWORK: framework,
+        STORE: 'memory',
+        METRICS: 'false',
+        LOG_LEVEL: 'info',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_SERVICE_NAME: 'workforce-kit-e2e',
+        // The batch is not due before the test ends: only the flush on shutdown sends it.
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      // Stopped by the last test; at once if it did not get there.
+      await server?.stop();
+      await collector?.close();
     });
-    try {
+
+    it('serves no /metrics with METRICS=false', async () => {
       const res = await fetch(`${server.url}/metrics`);
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ code: 'NOT_FOUND' });
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  }, 60_000);
-
-  it('exports the spans of a request over OTLP/HTTP (flushed on shutdown); its log lines carry the traceId', async () => {
-    const collector = await startReceiver();
-    const server = await startReferenceServer({
-      HTTP_FRAMEWORK: framework,
-      STORE: 'memory',
-      LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      OTEL_SERVICE_NAME: 'workforce-kit-e2e',
-      // The batch is not due before the test ends: only the flush on shutdown sends it.
-      OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
-    const traceId = randomBytes(16).toString('hex');
-    const parentId = randomBytes(8).toString('hex');
-    let requestId = '';
-    try {
-      const token = await devLogin(server.url, HARBOR_CLIENT);
-      const res = await fetch(`${server.url}/restaurants/v1/restaurants/${HARBOR}`, {
-        headers: {
-          authorization: `Bearer ${token}`,
-          'Platform-Restaurant-External-ID': HARBOR,
-          traceparent: `00-${traceId}-${parentId}-01`,
-        },
-      });
-      expect(res.status).toBe(200);
-      requestId = res.headers.get('x-request-id') ?? '';
-      expect(requestId).not.toBe('');
-      expect(collector.bodies).toEqual([]);
-    } finally {
-      expect(await server.stop()).toBe(0);
-      await collector.close();
-    }
 
-    const exported = collector.bodies.filter((hit) => hit.path === '/v1/traces');
-    expect(exported.length).toBeGreaterThan(0);
-    const spans = exported.flatMap((hit) => {
-      const body = JSON.parse(hit.body) as OtlpTraces;
-      return body.resourceSpans.flatMap((resource) =>
-        resource.scopeSpans.flatMap((scope) =>
-          scope.spans.map((span) => ({ ...span, resource: resource.resource })),
+    it('exports the spans of a request over OTLP/HTTP (flushed on shutdown); its log lines carry the traceId', async () => {
+      const traceId = randomBytes(16).toString('hex');
+      const parentId = randomBytes(8).toString('hex');
+      let requestId = '';
+      try {
+        const token = await devLogin(server.url, HARBOR_CLIENT);
+        const res = await fetch(`${server.url}/restaurants/v1/restaurants/${HARBOR}`, {
+          headers: {
+            authorization: `Bearer ${token}`,
+            'Platform-Restaurant-External-ID': HARBOR,
+            traceparent: `00-${traceId}-${parentId}-01`,
+          },
+        });
+        expect(res.status).toBe(200);
+        requestId = res.headers.get('x-request-id') ?? '';
+        expect(requestId).not.toBe('');
+        expect(collector.bodies).toEqual([]);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+
+      const exported = collector.bodies.filter((hit) => hit.path === '/v1/traces');
+      expect(exported.length).toBeGreaterThan(0);
+      const spans = exported.flatMap((hit) => {
+        const body = JSON.parse(hit.body) as OtlpTraces;
+        return body.resourceSpans.flatMap((resource) =>
+          resource.scopeSpans.flatMap((scope) =>
+            scope.spans.map((span) => ({ ...span, resource: resource.resource })),
+          ),
+        );
+      });
+      const server_ = spans.find((span) =>
+        span.attributes.some(
+          (a) => a.key === 'workforce_kit.request_id' && a.value.stringValue === requestId,
         ),
       );
-    });
-    const server_ = spans.find((span) =>
-      span.attributes.some(
-        (a) => a.key === 'workforce_kit.request_id' && a.value.stringValue === requestId,
-      ),
-    );
-    expect(server_).toMatchObject({
-      name: 'GET /restaurants/v1/restaurants/{restaurantGUID}',
-      traceId,
-      parentSpanId: parentId,
-      kind: 2, // SERVER
-    });
-    expect(server_?.resource.attributes).toContainEqual({
-      key: 'service.name',
-      value: { stringValue: 'workforce-kit-e2e' },
-    });
-    const lookup = spans.find((span) => span.name === 'restaurants.findByGuid');
-    expect(lookup).toMatchObject({ traceId, parentSpanId: server_?.spanId });
+      expect(server_).toMatchObject({
+        name: 'GET /restaurants/v1/restaurants/{restaurantGUID}',
+        traceId,
+        parentSpanId: parentId,
+        kind: 2, // SERVER
+      });
+      expect(server_?.resource.attributes).toContainEqual({
+        key: 'service.name',
+        value: { stringValue: 'workforce-kit-e2e' },
+      });
+      const lookup = spans.find((span) => span.name === 'restaurants.findByGuid');
+      expect(lookup).toMatchObject({ traceId, parentSpanId: server_?.spanId });
 
-    const lines = server
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line.requestId === requestId);
-    expect(lines.map((line) => line.msg)).toContain('request');
-    for (const line of lines) expect(line.traceId).toBe(traceId);
-  }, 60_000);
-});
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.requestId === requestId);
+      expect(lines.map((line) => line.msg)).toContain('request');
+      for (const line of lines) expect(line.traceId).toBe(traceId);
+    }, 60_000);
+  },
+);
 
 /** What the OTLP/HTTP JSON exporter posts (the parts read here). */
 interface OtlpTraces {

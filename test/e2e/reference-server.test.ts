@@ -11,7 +11,7 @@ import {
   getRestaurant,
   unarchiveEmployee,
 } from '@workforce-kit/types';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAMEWORK_SETTINGS } from '../../packages/server/test/support/frameworks.js';
 import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
@@ -24,6 +24,26 @@ const MARIA_EXTERNAL_ID = 'PAYROLL:10042';
 const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * One Chromium for the file, started when a test first asks for it (each framework's page opens in
+ * a context of its own): a start of Chromium is a second or two of CPU.
+ */
+let browser: Promise<Browser> | undefined;
+const theBrowser = () =>
+  (browser ??= chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  }));
+afterAll(async () => {
+  await (await browser)?.close();
+});
 
 describe.each(FRAMEWORK_SETTINGS)('the reference server on $name', ({ framework, env }) => {
   let server: ServerProcess;
@@ -181,25 +201,16 @@ describe.each(FRAMEWORK_SETTINGS)('the reference server on $name', ({ framework,
   });
 
   describe('the API reference page in headless Chromium', () => {
-    let browser: Browser;
+    let context: BrowserContext;
     beforeAll(async () => {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
-      });
+      context = await (await theBrowser()).newContext();
     }, 30_000);
     afterAll(async () => {
-      await browser?.close();
+      await context?.close();
     });
 
     it('renders the four operations and the three webhooks, with every asset from the server itself, under its Content-Security-Policy', async () => {
-      const page = await browser.newPage();
+      const page = await context.newPage();
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
       const refused: string[] = [];
