@@ -4,27 +4,32 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { SlowestFilesReporter } from './scripts/slowest-test-files.mjs';
 
 /**
- * The test files that take longest, longest first (from a clean-clone run of `npm test`). They
- * start first, so that the shorter files fill the workers meanwhile instead of one long file
- * running alone at the end; vitest would otherwise order a fresh clone's files by project name
- * and size.
+ * The test files that take longest, longest first (from a run of `npm test`: the slowest files it
+ * prints at its end say when this list is out of date). They start first, so that the shorter
+ * files fill the workers meanwhile instead of one long file running alone at the end; vitest would
+ * otherwise order a fresh clone's files by project name and size.
  */
-const LONGEST_FIRST = [
+export const LONGEST_FIRST = [
   'test/packaging/installed-packages.test.ts',
   'test/security/adversarial.test.ts',
   'packages/contract-testing/test/cli-reference-server.test.ts',
   'packages/contract-testing/test/mutation-suite.test.ts',
-  'test/pglite/kill-under-load.test.ts',
+  'test/e2e/reference-server.test.ts',
   'test/webhooks/webhooks-scale-out.test.ts',
   'test/e2e/observability.test.ts',
-  'test/e2e/reference-server.test.ts',
+  'test/property/spec-driven.test.ts',
   'packages/contract-testing/test/concurrent-no-false-alarms.test.ts',
   'test/http/behaviour.test.ts',
   'packages/server/test/server.test.ts',
-  'packages/contract-testing/test/kit-memory.test.ts',
+  'test/pglite/kill-under-load.test.ts',
+  'test/property/tenant-isolation-http.test.ts',
+  'test/http/observability.test.ts',
   'packages/postgres/test/outbox-relay.test.ts',
-  'test/property/spec-driven.test.ts',
+  'packages/contract-testing/test/kit-memory.test.ts',
+  'test/scale-out/postgres-scale-out.test.ts',
   'test/http/rate-limit.test.ts',
+  'packages/postgres/test/group-commit-store.test.ts',
+  'packages/contract-testing/test/cli-exit-codes.test.ts',
 ];
 
 /**

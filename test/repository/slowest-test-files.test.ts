@@ -1,8 +1,10 @@
 // The list of the slowest test files that `pnpm check` prints at its end
-// (scripts/slowest-test-files.mjs): what the reporter notes of each file, and the list made of it.
-import { mkdtempSync, rmSync } from 'node:fs';
+// (scripts/slowest-test-files.mjs): what the reporter notes of each file, and the list made of it;
+// and the files vitest.config.ts schedules first.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import {
@@ -12,6 +14,7 @@ import {
   slowestFiles,
   TIMES_FILE,
 } from '../../scripts/slowest-test-files.mjs';
+import { LONGEST_FIRST } from '../../vitest.config.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -53,4 +56,10 @@ it('notes each file of a run, its import and its tests, in the file runs share',
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it('schedules first test files that exist (vitest.config.ts, LONGEST_FIRST)', () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  expect(LONGEST_FIRST.filter((file) => !existsSync(join(root, file)))).toEqual([]);
+  expect(new Set(LONGEST_FIRST).size).toBe(LONGEST_FIRST.length);
 });
