@@ -213,11 +213,14 @@ function workspaceChain(name) {
 }
 
 /**
- * The build of a package and of the workspace packages it depends on, as `npm start` stamps it:
- * their sources and build settings and TypeScript, read now, and their dist folders.
+ * The build of a package and of the workspace packages it depends on, as `npm start` and
+ * `pnpm check` stamp it (a stamp for each package): their sources and build settings and
+ * TypeScript, read now, and their dist folders. The tests run a command from its build when the
+ * build is current, and from its source otherwise.
  * @param {string} name
  */
 export function buildOf(name) {
+  const stampName = `build-${name.replace(/^@/, '').replace('/', '+')}`;
   const dirs = workspaceChain(name);
   const inputs = [
     join(root, 'tsconfig.base.json'),
@@ -238,9 +241,9 @@ export function buildOf(name) {
   return {
     /** Whether the last build stamped was of these sources, and left the dist folders as they are. */
     upToDate: () =>
-      dirs.every((dir) => existsSync(join(dir, 'dist'))) && readStamp('build') === stamp(),
+      dirs.every((dir) => existsSync(join(dir, 'dist'))) && readStamp(stampName) === stamp(),
     /** Stamps a build of these sources that succeeded (call it once the build is done). */
-    record: () => writeStamp('build', stamp()),
+    record: () => writeStamp(stampName, stamp()),
   };
 }
 

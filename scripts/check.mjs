@@ -106,10 +106,12 @@ async function lane(steps) {
 
 // The builds the tests read (and knip reads the declarations of), stamped as `npm start` stamps its
 // own: the tests that run `npm start` (test/pglite) then find the server built, rather than build it
-// again (half a minute of CPU) into the dist folders the other tests are reading.
-const serverBuild = buildOf('@workforce-kit/server');
+// again (half a minute of CPU) into the dist folders the other tests are reading; and the tests
+// that start the server and the contract kit's command as processes run their builds, rather than
+// their sources through tsx (test/support/reference-server.ts).
+const stamped = ['@workforce-kit/server', '@workforce-kit/contract-testing'].map(buildOf);
 const built = lane([['-r', 'run', 'build']]).then((ok) => {
-  if (ok) serverBuild.record();
+  if (ok) for (const build of stamped) build.record();
   return ok;
 });
 await Promise.all([
