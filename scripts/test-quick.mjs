@@ -52,6 +52,9 @@ const args = [
   'vitest',
   'run',
   '--maxWorkers=2',
+  // Worker threads rather than processes: these tests start no process and send no signal, and a
+  // thread is cheaper to start for each file (35.5 s of CPU against 40.5 s, on 2 cores).
+  '--pool=threads',
   ...PROJECTS.flatMap((name) => ['--project', name]),
 ];
 for (const glob of NEEDS_SERVERS) args.push('--exclude', glob);
