@@ -17,9 +17,13 @@ export interface TimedCall<C> {
   readonly completedAt: number | undefined;
 }
 
-/** What the model says of one call in one state: why it refuses, in words made when asked. */
-export type ModelStep<S> =
-  | { readonly ok: true; readonly next: S }
+/**
+ * What the model says of one call in one state, or of one part of it (a date the answer shows):
+ * accepted, with what follows (the state after it, or the part's new value), or refused, with why
+ * in words made when asked.
+ */
+export type ModelStep<T> =
+  | { readonly ok: true; readonly next: T }
   | { readonly ok: false; readonly why: () => string };
 
 /** The sequential model the history is held to. */
