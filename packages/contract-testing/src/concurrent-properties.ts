@@ -12,10 +12,9 @@ import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
-  branchLetter,
   checkHistory,
   type HistoryCall,
-  type Phase,
+  type RacePhase,
   type RaceRecord,
 } from './concurrent-history.js';
 import { type Engine, reseed, sendOn } from './engine.js';
@@ -28,12 +27,11 @@ import {
 } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
-import { formatRaceTimeline, RaceViolation, raceReport } from './race-report.js';
+import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
 import {
   type ChangeAnswer,
   type ChangeKind,
   type DateSlot,
-  describeAnswer,
   type RecordModelState,
   UNKNOWN_DATE,
 } from './record-model.js';
@@ -110,7 +108,7 @@ interface Planned {
 /** A call sent, and what came back. */
 interface Sent {
   readonly planned: Planned;
-  readonly phase: Phase;
+  readonly phase: RacePhase;
   readonly lane: number;
   readonly call: Call;
   readonly request: WireRequest;
@@ -121,9 +119,6 @@ interface Sent {
   readonly invokedAt: number;
   readonly completedAt: number | undefined;
 }
-
-const labelOf = (record: WorldRecord) =>
-  `${record.kind} ${record.guid}${record.externalId === undefined ? '' : ` (${record.externalId})`}`;
 
 /** The call `how` names on `record`: unarchive, archive by GUID or by external id; delete by either. */
 function resolve(record: WorldRecord, how: number): Planned {
@@ -168,7 +163,7 @@ function describeCase(engine: Engine, plan: Plan): string {
     calls.map((p) => callLine(engine, callOfPlanned(engine, p))).join(', ') || 'nothing';
   return [
     `prefix: ${list(plan.prefix)}`,
-    ...plan.branches.map((calls, i) => `branch ${branchLetter(i + 1)}: ${list(calls)}`),
+    ...plan.branches.map((calls, i) => `${laneName(i + 1)}: ${list(calls)}`),
     `suffix: ${list(plan.suffix)}`,
   ].join('; ');
 }
@@ -189,7 +184,7 @@ async function timed(
   via: HttpClient | Connection,
   planned: Planned,
   where: {
-    readonly phase: Phase;
+    readonly phase: RacePhase;
     readonly lane: number;
     readonly call: Call;
     readonly request: WireRequest;
@@ -241,27 +236,12 @@ function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryC
       ...base,
       determinate: false,
       answer: undefined,
-      outcome: `no answer: ${sent.error?.message}`,
+      noAnswer: String(sent.error?.message),
       earliest: sent.sentAt - CLOCK_SKEW_MS,
     };
   }
   const op = engine.operations[sent.call.role];
   const body = bodyOf(answer);
-  const earliest = changeTimeOf(answer.response).earliest;
-  const documented = op.responses.get('503');
-  if (answer.status === 503 && documented !== undefined) {
-    answer.matches(documented);
-    return {
-      ...base,
-      determinate: false,
-      answer: undefined,
-      outcome: `503 ${text(body.code) ?? ''}`.trim(),
-      earliest,
-    };
-  }
-  answer.documented(op);
-  if (answer.status === 200)
-    checkRecordBody(answer, body, planned.record, { rule: 'record-fields' });
   const said: ChangeAnswer = {
     status: answer.status,
     ...(text(body.code) === undefined ? {} : { code: text(body.code) as string }),
@@ -270,7 +250,17 @@ function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryC
       DATE_FIELDS.flatMap((name) => (text(body[name]) === undefined ? [] : [[name, body[name]]])),
     ),
   };
-  return { ...base, determinate: true, answer: said, outcome: describeAnswer(said), earliest };
+  const answered = { ...base, answer: said, noAnswer: undefined };
+  const earliest = changeTimeOf(answer.response).earliest;
+  const documented = op.responses.get('503');
+  if (answer.status === 503 && documented !== undefined) {
+    answer.matches(documented);
+    return { ...answered, determinate: false, earliest };
+  }
+  answer.documented(op);
+  if (answer.status === 200)
+    checkRecordBody(answer, body, planned.record, { rule: 'record-fields' });
+  return { ...answered, determinate: true, earliest };
 }
 
 const slot = (value: string | undefined): DateSlot =>
@@ -324,7 +314,7 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
   async function runCase(plan: Plan): Promise<'decided' | 'undecided'> {
     const t0 = performance.now();
     const sent: Sent[] = [];
-    const prepare = async (planned: Planned, phase: Phase, lane: number) => {
+    const prepare = async (planned: Planned, phase: RacePhase, lane: number) => {
       const call = callOfPlanned(engine, planned);
       return { planned, where: { phase, lane, call, request: await callToWire(engine, call) } };
     };
@@ -366,9 +356,9 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
       const calls = sent.map((s) => {
         const { record } = s.planned;
         const raced = records.get(record.guid) ?? {
-          guid: record.guid,
           kind: record.kind,
-          label: labelOf(record),
+          guid: record.guid,
+          ...(record.externalId === undefined ? {} : { externalId: record.externalId }),
         };
         records.set(record.guid, raced);
         return historyCallOf(engine, s, raced);
@@ -385,7 +375,7 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
           verdict,
         );
         throw new RaceViolation(
-          [`${verdict.summary}.`, verdict.detail, ...formatRaceTimeline(report)].join('\n'),
+          [`${report.summary}.`, report.detail, ...formatRaceTimeline(report)].join('\n'),
           report,
         );
       }
