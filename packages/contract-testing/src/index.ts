@@ -22,11 +22,13 @@ export {
   checkApiContract,
   type Report,
 } from './check-api-contract.js';
+export type { RacePhase, RaceRecord } from './concurrent-history.js';
 export type { Coverage, UnseenStatus } from './coverage.js';
 export { toHtmlReport } from './html-report.js';
 export { GROUPS, type PropertyGroup } from './property-groups.js';
 export type { PropertyResult } from './property-runner.js';
 export type { RaceCallReport, RaceReport } from './race-report.js';
+export type { ChangeAnswer, ChangeKind } from './record-model.js';
 export {
   formatCoverage,
   formatFailure,

@@ -95,20 +95,16 @@ export function describeAnswer(answer: ChangeAnswer | undefined): string {
 const slotKey = (slot: DateSlot | undefined) =>
   slot === undefined ? '-' : 'value' in slot ? slot.value : `>=${slot.atLeast}`;
 
-type Bound<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly why: () => string };
-
 /** An answer's date held to what the state knows of it: equal when known, bound when not. */
-function bindDate(name: string, slot: DateSlot, shown: string | undefined): Bound<DateSlot> {
+function bindDate(name: string, slot: DateSlot, shown: string | undefined): ModelStep<DateSlot> {
   if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
   if ('value' in slot) {
     return shown === slot.value
-      ? { ok: true, value: slot }
+      ? { ok: true, next: slot }
       : { ok: false, why: () => `${name} must stay ${slot.value}; answered ${shown}` };
   }
   return timeOf(shown) >= slot.atLeast
-    ? { ok: true, value: { value: shown } }
+    ? { ok: true, next: { value: shown } }
     : { ok: false, why: () => `${name} ${shown} is before ${showSlot(slot)}` };
 }
 
@@ -118,7 +114,7 @@ function newDate(
   before: DateSlot,
   earliest: number,
   shown: string | undefined,
-): Bound<DateSlot> {
+): ModelStep<DateSlot> {
   if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
   const at = timeOf(shown);
   if (!(at >= lowest(before))) {
@@ -134,7 +130,7 @@ function newDate(
         `it sets ${name} ${shown}, before the request was sent (${new Date(earliest).toISOString()} by the target's clock)`,
     };
   }
-  return { ok: true, value: { value: shown } };
+  return { ok: true, next: { value: shown } };
 }
 
 /**
@@ -222,9 +218,9 @@ export function recordModel(
           ok: true,
           next: {
             ...state,
-            createdDate: created.value,
-            modifiedDate: modified.value,
-            deletedDate: deletedDate.value,
+            createdDate: created.next,
+            modifiedDate: modified.next,
+            deletedDate: deletedDate.next,
           },
         };
       }
@@ -244,9 +240,9 @@ export function recordModel(
         ok: true,
         next: {
           deleted,
-          createdDate: created.value,
-          modifiedDate: modified.value,
-          deletedDate: removed?.value,
+          createdDate: created.next,
+          modifiedDate: modified.next,
+          deletedDate: removed?.next,
         },
       };
     },
