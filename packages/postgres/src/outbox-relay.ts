@@ -344,8 +344,8 @@ function deliveryOf(row: ClaimRow): OutboxDelivery {
   return {
     destination: row.destination,
     position: Number(row.position),
-    event: json(row.payload) as unknown as RecordedEvent,
-    record: (json(row.record) ?? null) as Record<string, unknown> | null,
+    event: json<RecordedEvent>(row.payload),
+    record: json<Record<string, unknown> | null>(row.record) ?? null,
     attempt: Number(row.attempts),
     recordedAt: Number(row.recorded_at_ms),
   };
