@@ -77,8 +77,8 @@ const NOT_FOUND: HostAnswer = {
  * asset is a 404.
  */
 export function docsRoutes(baseUrl: () => string): HostRoute[] {
-  // swagger-ui-dist's folder, found without loading the package (its index loads the 1 MB
-  // bundle into this process, half a second of start-up for files that are only served).
+  // swagger-ui-dist's folder, found without loading the package: its index would load the whole
+  // bundle into this process, for files that are only served.
   const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, HostAnswer>(
     Object.entries(ASSETS).map(([name, type]) => [
