@@ -18,6 +18,7 @@ import {
   expectEvents,
   expectNotFound,
   expectStored,
+  externalId,
   write,
 } from './conformance-calls.js';
 import { expectErrorType, expectOk, expectSameRecord } from './conformance-failures.js';
@@ -116,7 +117,7 @@ export function describeStoreConformance(
       it('loads every record of a seed into an empty store', async () => {
         const employee = anEmployee(restaurantA.guid);
         const archived = anArchivedEmployee(restaurantA.guid);
-        const shift = aShift(restaurantB.guid, { externalId: 'SCHEDULER:1' as never });
+        const shift = aShift(restaurantB.guid, { externalId: externalId('SCHEDULER:1') });
         await ctx.seeded({ employees: [employee, archived], shifts: [shift] });
 
         for (const restaurant of [restaurantA, archivedRestaurant]) {
@@ -183,7 +184,7 @@ export function describeStoreConformance(
       });
 
       it('find an employee by external id in its own restaurant only', async () => {
-        const employee = anEmployee(restaurantA.guid, { externalId: 'PAYROLL:10042' as never });
+        const employee = anEmployee(restaurantA.guid, { externalId: externalId('PAYROLL:10042') });
         await ctx.seeded({ employees: [employee] });
 
         await expectStored(store, 'employees', employee, 'the seeded record');
@@ -204,7 +205,7 @@ export function describeStoreConformance(
       });
 
       it('find a shift by GUID and by external id in its own restaurant only', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:shift-7' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:shift-7') });
         await ctx.seeded({ shifts: [shift] });
 
         await expectStored(store, 'shifts', shift, 'the seeded record');
@@ -220,7 +221,7 @@ export function describeStoreConformance(
       });
 
       it('match external ids exactly (they are case-sensitive)', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:Shift-7' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:Shift-7') });
         await ctx.seeded({ shifts: [shift] });
         await expectNotFound(
           store,
@@ -232,9 +233,8 @@ export function describeStoreConformance(
       });
 
       it('keep external ids unique per restaurant, not across restaurants', async () => {
-        const externalId = 'POS:1' as never;
-        const inA = aShift(restaurantA.guid, { externalId });
-        const inB = aShift(restaurantB.guid, { externalId });
+        const inA = aShift(restaurantA.guid, { externalId: externalId('POS:1') });
+        const inB = aShift(restaurantB.guid, { externalId: externalId('POS:1') });
         await ctx.seeded({ shifts: [inA, inB] });
 
         await expectStored(store, 'shifts', inA, 'the seeded record');
@@ -309,11 +309,11 @@ export function describeStoreConformance(
       describeRefusedWrites(ctx);
 
       it('refuse a write that changes the external id, and change nothing', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:own' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:own') });
         await ctx.seeded({ shifts: [shift] });
 
         const renamed = await write(store, 'shifts', {
-          record: { ...shift, externalId: 'SCHEDULER:other' as never },
+          record: { ...shift, externalId: externalId('SCHEDULER:other') },
           expectedVersion: 1,
           events: [anEvent(shift, 'ShiftDeleted')],
         });
