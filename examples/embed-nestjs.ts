@@ -92,7 +92,8 @@ export class AdminController {
       imports: [ConfigModule, DatabaseModule],
       inject: [STORE, SETTINGS],
       useFactory: (store: WorkforceStore, settings: Settings) => ({
-        store, // closed by the module when the app shuts down
+        store,
+        closeStore: true, // the pool's only user: the module closes it as the app shuts down
         auth: createJwtVerifier(settings.jwt),
         ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),
         path: 'workforce', // under the global prefix: /api/workforce/labor/v1/…

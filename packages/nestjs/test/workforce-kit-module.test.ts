@@ -6,6 +6,8 @@
 // both Nest platforms too).
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   type ArgumentsHost,
@@ -19,6 +21,7 @@ import {
   Get,
   HttpException,
   type INestApplication,
+  Inject,
   Injectable,
   Module,
   type NestInterceptor,
@@ -45,6 +48,7 @@ import {
   createJwtVerifier,
   WorkforceKitModule,
   type WorkforceKitModuleOptions,
+  type WorkforceKitOptionsFactory,
 } from '../src/index.js';
 
 const world = aWorld();
@@ -235,6 +239,19 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
       }
     });
 
+    it('answers a request refused on its head without waiting for its body', async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)));
+      await app.listen(0, '127.0.0.1');
+      // Its body never comes: a body parser in front of the API would wait for it.
+      const answered = await unsentBodyAnswer(await app.getUrl(), unarchivePath, {
+        ...client,
+        authorization: 'Bearer not.a.jwt',
+        'content-type': 'application/json',
+        'content-length': '2',
+      });
+      expect(answered).toBe(401);
+    });
+
     it('closes the store when the app closes, after its server', async () => {
       const store = closeRecordingStore();
       const app = await start(platform, appModule(testApiOptions(world.seed, { store })));
@@ -298,6 +315,96 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
   });
 }
 
+describe('forRootAsync with an options class of the app', () => {
+  const STORE = Symbol('store');
+
+  @Injectable()
+  class WorkforceKitConfig implements WorkforceKitOptionsFactory {
+    constructor(@Inject(STORE) private readonly store: MemoryStore) {}
+
+    createWorkforceKitOptions(): WorkforceKitModuleOptions {
+      return {
+        store: this.store,
+        auth: createJwtVerifier({ hs256Secret: TEST_SECRET }),
+        path: 'hr',
+      };
+    }
+  }
+
+  @Module({
+    providers: [{ provide: STORE, useFactory: () => createMemoryStore(world.seed) }],
+    exports: [STORE],
+  })
+  class DatabaseModule {}
+
+  @Module({
+    imports: [DatabaseModule],
+    providers: [WorkforceKitConfig],
+    exports: [WorkforceKitConfig],
+  })
+  class ConfigModule {}
+
+  const ways: [string, DynamicModule][] = [
+    [
+      'useClass',
+      WorkforceKitModule.forRootAsync({ imports: [DatabaseModule], useClass: WorkforceKitConfig }),
+    ],
+    [
+      'useExisting',
+      WorkforceKitModule.forRootAsync({ imports: [ConfigModule], useExisting: WorkforceKitConfig }),
+    ],
+  ];
+  for (const [way, module] of ways) {
+    it(`serves the options its ${way} makes`, async () => {
+      const app = await start('express', { module: class AppModule {}, imports: [module] });
+      const found = await request(app.getHttpServer()).get(`/hr${restaurantPath}`).set(client);
+      expect(found.status).toBe(200);
+      expect(found.body).toMatchObject({ guid: world.restaurant.guid });
+    });
+  }
+});
+
+describe('closeStore', () => {
+  const auth = createJwtVerifier({ hs256Secret: TEST_SECRET });
+  const cases: [string, (store: MemoryStore) => DynamicModule, boolean][] = [
+    [
+      'forRoot closes the store it was handed',
+      (store) => WorkforceKitModule.forRoot({ store, auth }),
+      true,
+    ],
+    [
+      'forRoot with closeStore: false leaves it open',
+      (store) => WorkforceKitModule.forRoot({ store, auth, closeStore: false }),
+      false,
+    ],
+    [
+      'forRootAsync leaves the store it was given open',
+      (store) => WorkforceKitModule.forRootAsync({ useFactory: () => ({ store, auth }) }),
+      false,
+    ],
+    [
+      'forRootAsync with closeStore: true closes it',
+      (store) =>
+        WorkforceKitModule.forRootAsync({
+          useFactory: async () => ({ store, auth, closeStore: true }),
+        }),
+      true,
+    ],
+  ];
+  for (const [title, moduleOf, closed] of cases) {
+    it(title, async () => {
+      const store = createMemoryStore(world.seed);
+      const app = await start('express', {
+        module: class AppModule {},
+        imports: [moduleOf(store)],
+      });
+      await app.close();
+      apps.delete(app);
+      expect((await store.ping()).isErr()).toBe(closed);
+    });
+  }
+});
+
 it('leaves an application context without HTTP alone, and closes its store', async () => {
   const store = createMemoryStore(world.seed);
   const context = await NestFactory.createApplicationContext(
@@ -331,6 +438,29 @@ const API_REQUESTS: [
   ['put', unarchivePath, { ...client, 'content-type': 'application/json' }, '{}'],
   ['put', unarchivePath, { ...client, 'content-type': 'application/json' }, '{}'],
 ];
+
+/**
+ * The status of a request whose head is sent and whose body never is, or 'no answer' after 5 s.
+ */
+async function unsentBodyAnswer(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<number | 'no answer'> {
+  const sent = httpRequest(`${url}${path}`, { method: 'PUT', headers });
+  sent.on('error', () => {});
+  sent.flushHeaders();
+  try {
+    return await Promise.race([
+      new Promise<number>((resolve) =>
+        sent.once('response', (res) => resolve(res.statusCode ?? 0)),
+      ),
+      delay(5_000, 'no answer' as const),
+    ]);
+  } finally {
+    sent.destroy();
+  }
+}
 
 /** Headers that are the same for the same answer (the date is the clock's). */
 function comparable(headers: Record<string, string> | undefined): Record<string, string> {
