@@ -1,4 +1,5 @@
 import type { AbstractHttpAdapter } from '@nestjs/core';
+import type { WorkforceRouter } from '@workforce-kit/express-adapter';
 import type { WorkforceKitOptions, workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
 
@@ -36,8 +37,29 @@ export async function serveOnExpress(
   );
   const router = createRouter(options);
   await router.ready;
-  if (mount === '') adapter.use(router);
-  else adapter.use(mount, router);
+  const served = withoutPoweredBy(router);
+  if (mount === '') adapter.use(served);
+  else adapter.use(mount, served);
+}
+
+/**
+ * The router, with no `X-Powered-By` on the API's answers (Nest's Express app sets Express's on
+ * every response; no other host of the API sends one). A request the router passes on gets it
+ * back, for the app's own answers.
+ */
+function withoutPoweredBy(router: WorkforceRouter): (...args: Parameters<WorkforceRouter>) => void {
+  return (req, res, next) => {
+    const poweredBy = res.getHeader('X-Powered-By');
+    if (poweredBy === undefined) {
+      router(req, res, next);
+      return;
+    }
+    res.removeHeader('X-Powered-By');
+    router(req, res, (error?: unknown) => {
+      res.setHeader('X-Powered-By', poweredBy);
+      next(error);
+    });
+  };
 }
 
 /** Serves the API on Nest's Fastify platform: the Fastify adapter's plugin, under `mount`. */

@@ -252,6 +252,29 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
       expect(answered).toBe(401);
     });
 
+    it("sends no X-Powered-By with the API's answers, and leaves the app's own as they are", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)));
+      const server = app.getHttpServer();
+      const answers = [
+        await request(server).get(restaurantPath).set(client),
+        await request(server).get(restaurantPath),
+        await request(server).get('/labor/v1/nothing').set(client),
+        await request(server)
+          .put(unarchivePath)
+          .set({ ...client, 'content-type': 'application/json' })
+          .send('{}'),
+      ];
+      expect(answers.map(({ status }) => status)).toEqual([200, 401, 404, 200]);
+      for (const answer of answers) {
+        const label = String(answer.status);
+        expect(answer.headers['x-request-id'], label).toBeTruthy();
+        expect(answer.headers['x-powered-by'], label).toBeUndefined();
+      }
+      // The app's own routes keep the platform's default: Express names itself, Fastify does not.
+      const own = await request(server).get('/greeting');
+      expect(own.headers['x-powered-by']).toBe(platform === 'express' ? 'Express' : undefined);
+    });
+
     it('closes the store when the app closes, after its server', async () => {
       const store = closeRecordingStore();
       const app = await start(platform, appModule(testApiOptions(world.seed, { store })));
