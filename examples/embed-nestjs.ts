@@ -109,6 +109,12 @@ export class AppModule {}
 export async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule);
   app.setGlobalPrefix('api');
+  // The back office's browser app, on its own origin, calls the API: its preflights are answered.
+  app.enableCors({
+    origin: 'https://backoffice.example.com',
+    methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+    exposedHeaders: ['X-Request-Id'],
+  });
   app.enableShutdownHooks();
   await app.listen(3000);
 }

@@ -24,6 +24,7 @@ import {
   Inject,
   Injectable,
   Module,
+  type NestApplicationOptions,
   type NestInterceptor,
   Query,
   ValidationPipe,
@@ -98,8 +99,12 @@ async function start(
   platform: Platform,
   module: DynamicModule,
   before: (app: INestApplication) => void = () => {},
+  options: NestApplicationOptions = {},
 ): Promise<INestApplication> {
-  const app = await NestFactory.create(module, PLATFORMS[platform](), { logger: false });
+  const app = await NestFactory.create(module, PLATFORMS[platform](), {
+    logger: false,
+    ...options,
+  });
   apps.add(app);
   before(app);
   await app.init();
@@ -275,6 +280,74 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
       expect(own.headers['x-powered-by']).toBe(platform === 'express' ? 'Express' : undefined);
     });
 
+    it("lets the app's enableCors() answer the API's preflights and mark its answers", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)), (app) => {
+        app.setGlobalPrefix('api');
+        // The methods said: @fastify/cors allows only GET, HEAD and POST by default.
+        app.enableCors({
+          origin: FRONT,
+          methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+          exposedHeaders: ['X-Request-Id'],
+        });
+      });
+      const server = app.getHttpServer();
+      // Without CORS the API answers these 405 (its method table has no OPTIONS).
+      for (const [method, path] of [
+        ['GET', restaurantPath],
+        ['PUT', unarchivePath],
+      ] as const) {
+        const preflight = await request(server)
+          .options(`/api${path}`)
+          .set({
+            origin: FRONT,
+            'access-control-request-method': method,
+            'access-control-request-headers': `authorization,${RESTAURANT_HEADER}`,
+          });
+        expect(preflight.status, method).toBe(204);
+        expect(preflight.headers['access-control-allow-origin'], method).toBe(FRONT);
+        expect(preflight.headers['access-control-allow-methods'], method).toContain(method);
+        expect(preflight.headers['access-control-allow-headers'], method).toBe(
+          `authorization,${RESTAURANT_HEADER}`,
+        );
+      }
+      const found = await request(server)
+        .get(`/api${restaurantPath}`)
+        .set({ ...client, origin: FRONT });
+      expect(found.status).toBe(200);
+      expect(found.headers['access-control-allow-origin']).toBe(FRONT);
+      expect(found.headers['access-control-expose-headers']).toBe('X-Request-Id');
+      // A refusal too, so that the page can read its problem.
+      const refused = await request(server).get(`/api${restaurantPath}`).set({ origin: FRONT });
+      expect(refused.status).toBe(401);
+      expect(refused.headers['access-control-allow-origin']).toBe(FRONT);
+      // The body of a cross-origin change is still not read before its token is checked.
+      await app.listen(0, '127.0.0.1');
+      const answered = await unsentBodyAnswer(await app.getUrl(), `/api${unarchivePath}`, {
+        ...client,
+        origin: FRONT,
+        authorization: 'Bearer not.a.jwt',
+        'content-type': 'application/json',
+        'content-length': '2',
+      });
+      expect(answered).toBe(401);
+    });
+
+    it("lets NestFactory's cors option reach the API", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)), undefined, {
+        cors: true,
+      });
+      const preflight = await request(app.getHttpServer())
+        .options(restaurantPath)
+        .set({ origin: FRONT, 'access-control-request-method': 'GET' });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      const found = await request(app.getHttpServer())
+        .get(restaurantPath)
+        .set({ ...client, origin: FRONT });
+      expect(found.status).toBe(200);
+      expect(found.headers['access-control-allow-origin']).toBe('*');
+    });
+
     it('closes the store when the app closes, after its server', async () => {
       const store = closeRecordingStore();
       const app = await start(platform, appModule(testApiOptions(world.seed, { store })));
@@ -437,6 +510,9 @@ it('leaves an application context without HTTP alone, and closes its store', asy
   await context.close();
   expect((await store.ping()).isErr()).toBe(true);
 });
+
+/** The origin of a web app that calls the API from the browser. */
+const FRONT = 'http://front.example';
 
 const SHUTDOWN_APP = fileURLToPath(new URL('./fixtures/shutdown-app.ts', import.meta.url));
 
