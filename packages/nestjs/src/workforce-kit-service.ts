@@ -1,4 +1,9 @@
-import type { FactoryProvider, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  type FactoryProvider,
+  Injectable,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { type AbstractHttpAdapter, ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { ApiOptions } from '@workforce-kit/http';
 import { basePathOf } from '@workforce-kit/http/adapter';
@@ -13,8 +18,9 @@ import { serveOnExpress, serveOnFastify } from './platforms.js';
 /**
  * The API of the module's options, served on the app's platform with the app's lifecycle: on
  * Express as the app initializes, on Fastify as the module does, and the store closed (unless
- * told not to) once the app's HTTP server has stopped.
+ * told not to) once the app's HTTP server has stopped. Inject it to reach the module's options.
  */
+@Injectable()
 export class WorkforceKitService implements OnModuleInit, OnApplicationShutdown {
   readonly #options: WorkforceKitModuleOptions;
   readonly #api: ApiOptions;
@@ -89,9 +95,9 @@ export class WorkforceKitService implements OnModuleInit, OnApplicationShutdown 
 }
 
 /**
- * The service as a factory provider: its constructor's tokens are named here rather than by
- * parameter decorators, which need TypeScript's `experimentalDecorators` wherever the source is
- * run (tsx, vitest), not only where it is built.
+ * The service's provider: its constructor's tokens are named here rather than by parameter
+ * decorators, which need TypeScript's `experimentalDecorators` wherever the source is run (tsx,
+ * vitest), not only where it is built (a class decorator works in either mode).
  */
 export const workforceKitService = {
   provide: WorkforceKitService,
