@@ -2,13 +2,16 @@ import {
   type ConditionalWrite,
   type Employee,
   type ExternalId,
+  err,
   type Guid,
   type IdentityChangeRefused,
   identityChangeRefused,
+  ok,
   type RecordedEvent,
   type RecordIdentifier,
   type Reference,
   type Restaurant,
+  type Result,
   type SeedRecords,
   type Shift,
   type StorageUnavailable,
@@ -18,7 +21,6 @@ import {
   type WorkforceStore,
 } from '@workforce-kit/core';
 import type Database from 'better-sqlite3';
-import { err, ok, type Result } from 'neverthrow';
 
 /**
  * The mistakes a store over tables of one's own is easy to make, each a switch of this example
