@@ -20,6 +20,12 @@
  *
  * @packageDocumentation
  */
+
+/**
+ * neverthrow's constructors and types, as the ports use them: a store of your own answers with
+ * these, from the copy of neverthrow this package depends on, with no install of its own.
+ */
+export { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 export { archive, unarchive } from './employee-machine.js';
 export {
   type DomainError,
