@@ -17,7 +17,7 @@ import {
   type RacePhase,
   type RaceRecord,
 } from './concurrent-history.js';
-import { type Engine, reseed, sendOn } from './engine.js';
+import { type Engine, sendOn } from './engine.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -36,6 +36,7 @@ import {
   UNKNOWN_DATE,
 } from './record-model.js';
 import { type Call, callLine, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
@@ -475,8 +476,8 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
           const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
           for (let attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
-              engine.client.startRun();
               await reseed(engine);
+              engine.client.startRun();
               engine.runStart = cloneKnowledge(engine.knowledge);
             }
             if ((await runCase(engine, starts, plan)) === 'undecided') trial.undecided++;

@@ -1,8 +1,9 @@
 // The reference router (createRouter of @workforce-kit/express-adapter) over the memory store of
 // @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
 // a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
-// a wrapper around the store, middleware before the router, a wrapper around the verifier.
-import { createMemoryStore, type MemoryStore } from '@workforce-kit/core';
+// a wrapper around the store, middleware before the router, a wrapper around the verifier; the
+// settings give it a clock of the test's.
+import { type Clock, createMemoryStore, type MemoryStore } from '@workforce-kit/core';
 import { delegatingStore } from '@workforce-kit/core/testing';
 import {
   type AccessTokenVerifier,
@@ -32,6 +33,12 @@ export interface BreakHooks {
   readonly auth?: (verifier: AccessTokenVerifier) => AccessTokenVerifier;
 }
 
+/** The router's own settings. */
+export interface RouterSettings {
+  /** The time source of its changes. @default the system clock */
+  readonly clock?: Clock;
+}
+
 export interface RouterTarget {
   readonly handler: express.Express;
   reset(): void;
@@ -43,6 +50,7 @@ export interface RouterTarget {
 export async function routerTarget(
   hooks: BreakHooks = {},
   seedJson: unknown = demoSeedJson,
+  { clock }: RouterSettings = {},
 ): Promise<RouterTarget> {
   const seed = seedOf(seedJson);
   let store = createMemoryStore(seed);
@@ -52,6 +60,7 @@ export async function routerTarget(
     store: hooks.store?.(base, seed) ?? base,
     auth: hooks.auth?.(verifier) ?? verifier,
     rateLimit: false,
+    ...(clock === undefined ? {} : { clock }),
     // The 500s some mutants cause would fill the test output.
     logger: pino({ level: 'silent' }),
   });
