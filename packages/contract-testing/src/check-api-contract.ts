@@ -88,6 +88,11 @@ export interface Report {
   readonly requests: number;
   /** 429 answers the kit waited out. */
   readonly rateLimited: number;
+  /**
+   * How long the kit waited 429s out, in ms: the time during which some request was waiting (the
+   * concurrent group's branches wait side by side, counted once).
+   */
+  readonly rateLimitWaitMs: number;
   /** Answers by HTTP status. */
   readonly statuses: Readonly<Record<string, number>>;
   readonly durationMs: number;
@@ -249,6 +254,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     results,
     requests: client.requests,
     rateLimited: client.rateLimited,
+    rateLimitWaitMs: Math.round(client.rateLimitWaitMs),
     statuses: Object.fromEntries([...client.statuses].sort(([a], [b]) => a - b)),
     durationMs: Date.now() - started,
     rngSeed,

@@ -2,7 +2,7 @@
 // @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
 // a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
 // a wrapper around the store, middleware before the router, a wrapper around the verifier; the
-// settings give it a clock of the test's.
+// settings give it a clock of the test's and rate limits (none by default).
 import { type Clock, createMemoryStore, type MemoryStore } from '@workforce-kit/core';
 import { delegatingStore } from '@workforce-kit/core/testing';
 import {
@@ -10,6 +10,7 @@ import {
   type ApiStore,
   createJwtVerifier,
   createRouter,
+  type RateLimitOptions,
 } from '@workforce-kit/express-adapter';
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import express, { type RequestHandler } from 'express';
@@ -37,6 +38,8 @@ export interface BreakHooks {
 export interface RouterSettings {
   /** The time source of its changes. @default the system clock */
   readonly clock?: Clock;
+  /** Its rate limits. @default none */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 export interface RouterTarget {
@@ -50,7 +53,7 @@ export interface RouterTarget {
 export async function routerTarget(
   hooks: BreakHooks = {},
   seedJson: unknown = demoSeedJson,
-  { clock }: RouterSettings = {},
+  { clock, rateLimit }: RouterSettings = {},
 ): Promise<RouterTarget> {
   const seed = seedOf(seedJson);
   let store = createMemoryStore(seed);
@@ -59,7 +62,7 @@ export async function routerTarget(
   const router = createRouter({
     store: hooks.store?.(base, seed) ?? base,
     auth: hooks.auth?.(verifier) ?? verifier,
-    rateLimit: false,
+    rateLimit: rateLimit ?? false,
     ...(clock === undefined ? {} : { clock }),
     // The 500s some mutants cause would fill the test output.
     logger: pino({ level: 'silent' }),
