@@ -138,39 +138,37 @@ describe.each(targets)(
       console.info(`${framework} over ${store}: ${json.requests} requests, ${run.ms} ms`);
     }, 120_000);
 
-    it.runIf(framework === 'express')(
-      'stops a run against it after Maria was unarchived with curl, exit 3, naming her',
-      async () => {
-        const maria = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
-        const tokens = createTokenSource(
-          { hs256Secret: secret, issuer: ISSUER, audience: AUDIENCE },
-          [],
-        );
-        const token = await tokens.token({ scopes: ['labor.employees:write'], restaurants: '*' });
-        const unarchived = await fetch(`${server.url}/labor/v1/employees/${maria}/unarchive`, {
-          method: 'PUT',
-          headers: {
-            Authorization: `Bearer ${token}`,
-            'Platform-Restaurant-External-ID': 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b',
-            'Content-Type': 'application/json',
-          },
-          body: '{}',
-        });
-        // 400 when the run before left her unarchived: the server is not as the seed says either way.
-        expect([200, 400]).toContain(unarchived.status);
-        const report = join(folder, 'not-seeded.json');
-        const args = [...targetArgs(server.url, DEMO_SEED_FILE, secret), '--only', 'stateful'];
-        const run = await runKit([...args, '--runs', '20', '--report', report]);
-        expect(run.code, run.stdout + run.stderr).toBe(3);
-        expect(run.stderr).toMatch(
-          new RegExp(
-            `^workforce-kit-contract: stopped, no contract violation: the target's employee ${maria} \\(PAYROLL:10042\\) is not archived as the seed says .*: was the target freshly seeded\\?\nThe kit follows the changes it makes from the seed's state: start the target afresh from .*demo-seed\\.json, and run the kit once against it.\n$`,
-          ),
-        );
-        expect(run.stdout).not.toContain('✘');
-        await expect(readFile(report, 'utf8')).rejects.toThrow(/ENOENT/);
-      },
-      60_000,
-    );
+    // On one server: the next run of a user who unarchived an employee with curl first.
+    if (framework !== 'express') return;
+    it('stops a run against it after Maria was unarchived with curl, exit 3, naming her', async () => {
+      const maria = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
+      const tokens = createTokenSource(
+        { hs256Secret: secret, issuer: ISSUER, audience: AUDIENCE },
+        [],
+      );
+      const token = await tokens.token({ scopes: ['labor.employees:write'], restaurants: '*' });
+      const unarchived = await fetch(`${server.url}/labor/v1/employees/${maria}/unarchive`, {
+        method: 'PUT',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Platform-Restaurant-External-ID': 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b',
+          'Content-Type': 'application/json',
+        },
+        body: '{}',
+      });
+      // 400 when the run before left her unarchived: the server is not as the seed says either way.
+      expect([200, 400]).toContain(unarchived.status);
+      const report = join(folder, 'not-seeded.json');
+      const args = [...targetArgs(server.url, DEMO_SEED_FILE, secret), '--only', 'stateful'];
+      const run = await runKit([...args, '--runs', '20', '--report', report]);
+      expect(run.code, run.stdout + run.stderr).toBe(3);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^workforce-kit-contract: stopped, no contract violation: the target's employee ${maria} \\(PAYROLL:10042\\) is not archived as the seed says .*: was the target freshly seeded\\?\nThe kit follows the changes it makes from the seed's state: start the target afresh from .*demo-seed\\.json, and run the kit once against it.\n$`,
+        ),
+      );
+      expect(run.stdout).not.toContain('✘');
+      await expect(readFile(report, 'utf8')).rejects.toThrow(/ENOENT/);
+    }, 60_000);
   },
 );
