@@ -3,7 +3,7 @@
 import { authProperties } from './auth-properties.js';
 import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
-import { type Engine, reseed } from './engine.js';
+import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -14,7 +14,9 @@ import {
   runProperty,
 } from './property-runner.js';
 import { writeReports } from './report-files.js';
+import { SeedCheck } from './seed-check.js';
 import { loadSeed, type SeedInput } from './seed-source.js';
+import { startFromSeed } from './seed-start.js';
 import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
 import { stateTableOperations } from './state-table-operations.js';
@@ -86,6 +88,11 @@ export interface Report {
   readonly requests: number;
   /** 429 answers the kit waited out. */
   readonly rateLimited: number;
+  /**
+   * How long the kit waited 429s out, in ms: the time during which some request was waiting (the
+   * concurrent group's branches wait side by side, counted once).
+   */
+  readonly rateLimitWaitMs: number;
   /** Answers by HTTP status. */
   readonly statuses: Readonly<Record<string, number>>;
   readonly durationMs: number;
@@ -129,6 +136,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     fresh: target.fresh,
     knowledge,
     runStart: cloneKnowledge(knowledge),
+    seedCheck: new SeedCheck(),
     secrets: new Map(),
     coverage: new CoverageTally(),
   };
@@ -185,8 +193,9 @@ export async function runProperties(
   } = {},
 ): Promise<PropertyResult[]> {
   const results: PropertyResult[] = [];
-  // A run starts from the seed: an in-process target another run used is reset first.
-  await reseed(prepared.engine);
+  // A run starts from the seed: an in-process target another run used is reset first. A record
+  // found not as the seed says ends the run: runProperty throws TargetNotSeeded.
+  await startFromSeed(prepared.engine);
   for (const [index, definition] of prepared.properties.entries()) {
     const result = await runProperty(prepared.engine, definition, {
       runs: settings.runs,
@@ -245,6 +254,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     results,
     requests: client.requests,
     rateLimited: client.rateLimited,
+    rateLimitWaitMs: Math.round(client.rateLimitWaitMs),
     statuses: Object.fromEntries([...client.statuses].sort(([a], [b]) => a - b)),
     durationMs: Date.now() - started,
     rngSeed,

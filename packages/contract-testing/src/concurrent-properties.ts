@@ -17,7 +17,7 @@ import {
   type RacePhase,
   type RaceRecord,
 } from './concurrent-history.js';
-import { type Engine, reseed, sendOn } from './engine.js';
+import { type Engine, sendOn } from './engine.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -29,13 +29,14 @@ import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
 import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
 import {
-  type ChangeAnswer,
   type ChangeKind,
+  changeAnswerOf,
   type DateSlot,
   type RecordModelState,
   UNKNOWN_DATE,
 } from './record-model.js';
 import { type Call, callLine, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
@@ -211,8 +212,6 @@ async function timed(
   }
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
 /**
  * A sent call as the checker reads it, its answer first held to what holds in any order: the
  * status and body the spec documents; a 200's record, with the seed's fields. A 503 (storage
@@ -241,15 +240,7 @@ function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryC
   }
   const op = engine.operations[sent.call.role];
   const body = bodyOf(answer);
-  const said: ChangeAnswer = {
-    status: answer.status,
-    ...(text(body.code) === undefined ? {} : { code: text(body.code) as string }),
-    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
-    ...Object.fromEntries(
-      DATE_FIELDS.flatMap((name) => (text(body[name]) === undefined ? [] : [[name, body[name]]])),
-    ),
-  };
-  const answered = { ...base, answer: said, noAnswer: undefined };
+  const answered = { ...base, answer: changeAnswerOf(answer.status, body), noAnswer: undefined };
   const earliest = changeTimeOf(answer.response).earliest;
   const documented = op.responses.get('503');
   if (answer.status === 503 && documented !== undefined) {
@@ -485,8 +476,8 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
           const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
           for (let attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
-              engine.client.startRun();
               await reseed(engine);
+              engine.client.startRun();
               engine.runStart = cloneKnowledge(engine.knowledge);
             }
             if ((await runCase(engine, starts, plan)) === 'undecided') trial.undecided++;

@@ -38,6 +38,7 @@ export {
   toJUnitXml,
 } from './report-format.js';
 export { RULES, type RuleName } from './rules.js';
+export { type NotSeededRecord, TargetNotSeeded } from './seed-check.js';
 export type { SeedInput } from './seed-source.js';
 export type { ContractTarget, RequestHandler } from './target.js';
 export type { AuthOptions, Grant } from './token-source.js';

@@ -8,7 +8,7 @@ import type { Exchange, WireRequest, WireResponse } from './http-client.js';
 import { checkNoReveal } from './no-reveal.js';
 import { type Call, callToWire } from './requests.js';
 import { Violation } from './rules.js';
-import { expectedAnswer, observe } from './state-oracle.js';
+import { expectedAnswer, observe, unchangingRole } from './state-oracle.js';
 import type { Role } from './state-table-operations.js';
 import type { Grant } from './token-source.js';
 import type { RecordState, WorldRecord } from './world.js';
@@ -91,10 +91,8 @@ function writeShown(role: Role, response: WireResponse, before: RecordState): st
 export async function probeUnchanged(engine: Engine, record: WorldRecord, after: Exchange) {
   const state = engine.knowledge.get(record.guid);
   if (state === undefined) return;
-  let role: Role;
-  if (record.kind === 'employee') role = state.deleted ? 'archive' : 'unarchive';
-  else if (state.deleted) role = 'deleteShift';
-  else return;
+  const role = unchangingRole(record, state);
+  if (role === undefined) return;
   const before: RecordState = { deleted: state.deleted, dates: { ...state.dates } };
   engine.coverage.checked('unchanged-by-refusal');
   try {

@@ -6,6 +6,7 @@
 // clock is unknown, so a date a change sets is part of the state: known once an answer shows it,
 // and until then unknown, with the earliest it can be.
 import type { ModelStep, SequentialModel } from './linearizability.js';
+import { DATE_FIELDS } from './world.js';
 
 /** A date of the model's state: known, or not known yet and not before `atLeast` (ms). */
 export type DateSlot = { readonly value: string } | { readonly atLeast: number };
@@ -30,6 +31,23 @@ export interface ChangeAnswer {
   readonly createdDate?: string;
   readonly modifiedDate?: string;
   readonly deletedDate?: string;
+}
+
+/** What an answer with `body` (its JSON object, or `{}`) says, for the model. */
+export function changeAnswerOf(
+  status: number,
+  body: Readonly<Record<string, unknown>>,
+): ChangeAnswer {
+  const text = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+  const code = text('code');
+  return {
+    status,
+    ...(code === undefined ? {} : { code }),
+    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
+    ...Object.fromEntries(
+      DATE_FIELDS.flatMap((name) => (text(name) === undefined ? [] : [[name, text(name)]])),
+    ),
+  };
 }
 
 /** One call on one record, as the model reads it. */

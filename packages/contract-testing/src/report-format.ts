@@ -115,9 +115,21 @@ function wrap(items: readonly string[]): string[] {
 }
 
 /**
+ * What 429s cost a run, and what to do about it: a line, when the target answered any. A 429 is
+ * waited out and the request sent again, so a target whose limits are lower than the kit's pace
+ * makes a run slow rather than failed. Raising the limits comes first: `--rate` paces every
+ * request, which can cost more than the waits (docs/contract-testing.md).
+ */
+function formatRateLimits(report: Report): string | undefined {
+  if (report.rateLimited === 0) return undefined;
+  const share = report.durationMs > 0 ? report.rateLimitWaitMs / report.durationMs : 0;
+  return `rate limits slowed the run: ${report.rateLimited} requests answered 429, waited out for ${seconds(report.rateLimitWaitMs)} of its ${seconds(report.durationMs)} (${Math.round(share * 100)}%); raise the limits of the target under test, or keep under them with --rate N (the rate option), which paces every request`;
+}
+
+/**
  * The text report: a line per property, the failures in full (the most direct evidence of a
- * fault first), the coverage, the totals (and, when asked, whether the coverage is full), then
- * `N passed, M failed`.
+ * fault first), the coverage, the totals (and, when asked, whether the coverage is full; when
+ * 429s slowed the run, what they cost), then `N passed, M failed`.
  */
 export function formatReport(report: Report, { lines = true }: { readonly lines?: boolean } = {}) {
   const out: string[] = [];
@@ -133,13 +145,13 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
         : `minimum coverage not met: ${report.minCoverage.gaps.join('; ')}`,
     );
   }
+  const rateLimits = formatRateLimits(report);
+  if (rateLimits !== undefined) out.push(rateLimits);
   const statuses = Object.entries(report.statuses)
     .map(([status, count]) => `${status}: ${count}`)
     .join(', ');
   out.push(
-    `${report.requests} requests sent to ${report.baseUrl} in ${seconds(report.durationMs)} (${statuses}${
-      report.rateLimited > 0 ? `; ${report.rateLimited} answered 429 and were sent again` : ''
-    }); rng seed ${report.rngSeed}, ${report.runs} runs${
+    `${report.requests} requests sent to ${report.baseUrl} in ${seconds(report.durationMs)} (${statuses}); rng seed ${report.rngSeed}, ${report.runs} runs${
       report.notApplicable > 0 ? `; ${report.notApplicable} not applicable` : ''
     }`,
   );

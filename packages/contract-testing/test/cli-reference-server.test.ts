@@ -6,7 +6,9 @@
 // framework, the conformance suite every store). Default settings, a fixed RNG seed and
 // --min-coverage: every declared status seen or unreachable, every rule checked, in the text, JSON
 // and JUnit reports. The server's rate limits are raised so that the run is not paced by them (the
-// kit waits 429s out; `--rate` keeps a run within the default limits instead).
+// kit waits 429s out; `--rate` keeps a run within the default limits instead). Then, on one of
+// them, a user's next run, after unarchiving an employee with curl: the server is not as the seed
+// says, and the command stops with exit 3, naming her.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import type { Report } from '@workforce-kit/contract-testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenSource } from '../src/token-source.js';
 import {
   kitServerEnv,
   runKit,
@@ -21,7 +24,7 @@ import {
   startReferenceServer,
   targetArgs,
 } from './support/processes.js';
-import { DEMO_SEED_FILE } from './support/router-target.js';
+import { AUDIENCE, DEMO_SEED_FILE, ISSUER } from './support/router-target.js';
 
 let folder: string;
 let postgres: PostgresServer | undefined;
@@ -134,5 +137,38 @@ describe.each(targets)(
       );
       console.info(`${framework} over ${store}: ${json.requests} requests, ${run.ms} ms`);
     }, 120_000);
+
+    // On one server: the next run of a user who unarchived an employee with curl first.
+    if (framework !== 'express') return;
+    it('stops a run against it after Maria was unarchived with curl, exit 3, naming her', async () => {
+      const maria = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
+      const tokens = createTokenSource(
+        { hs256Secret: secret, issuer: ISSUER, audience: AUDIENCE },
+        [],
+      );
+      const token = await tokens.token({ scopes: ['labor.employees:write'], restaurants: '*' });
+      const unarchived = await fetch(`${server.url}/labor/v1/employees/${maria}/unarchive`, {
+        method: 'PUT',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Platform-Restaurant-External-ID': 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b',
+          'Content-Type': 'application/json',
+        },
+        body: '{}',
+      });
+      // 400 when the run before left her unarchived: the server is not as the seed says either way.
+      expect([200, 400]).toContain(unarchived.status);
+      const report = join(folder, 'not-seeded.json');
+      const args = [...targetArgs(server.url, DEMO_SEED_FILE, secret), '--only', 'stateful'];
+      const run = await runKit([...args, '--runs', '20', '--report', report]);
+      expect(run.code, run.stdout + run.stderr).toBe(3);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^workforce-kit-contract: stopped, no contract violation: the target's employee ${maria} \\(PAYROLL:10042\\) is not archived as the seed says .*: was the target freshly seeded\\?\nThe kit follows the changes it makes from the seed's state: start the target afresh from .*demo-seed\\.json, and run the kit once against it.\n$`,
+        ),
+      );
+      expect(run.stdout).not.toContain('✘');
+      await expect(readFile(report, 'utf8')).rejects.toThrow(/ENOENT/);
+    }, 60_000);
   },
 );

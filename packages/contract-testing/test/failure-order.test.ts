@@ -29,6 +29,7 @@ const reportOf = (results: readonly PropertyResult[]): Report => ({
   results,
   requests: results.length,
   rateLimited: 0,
+  rateLimitWaitMs: 0,
   statuses: {},
   durationMs: 1,
   rngSeed: 1,
