@@ -6,6 +6,7 @@
 // be ordered.
 import { type Blocked, checkLinearizable, DEFAULT_MAX_STEPS } from './linearizability.js';
 import {
+  ANY_RECORD_STATES,
   type ChangeAnswer,
   type ChangeKind,
   type RecordModelState,
@@ -61,7 +62,10 @@ export interface NamedRace {
 export type HistoryVerdict =
   | {
       readonly kind: 'linearizable';
-      /** Every state each record may be in after the case. */
+      /**
+       * Every state each record may be in after the case; those the model knows nothing of
+       * (`ANY_RECORD_STATES`) when the bound ended the search before it found them all.
+       */
       readonly finalStates: ReadonlyMap<string, readonly RecordModelState[]>;
       readonly steps: number;
     }
@@ -219,7 +223,8 @@ export function checkHistory(
     steps += verdict.steps;
     if (verdict.kind === 'undecided') return { kind: 'undecided', record, steps };
     if (verdict.kind === 'linearizable') {
-      finals.set(record.guid, verdict.finalStates);
+      const complete = verdict.finalStatesComplete || !finalStates;
+      finals.set(record.guid, complete ? verdict.finalStates : ANY_RECORD_STATES);
       continue;
     }
     const global = (local: number) => indices[local] as number;
