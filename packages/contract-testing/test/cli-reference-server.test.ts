@@ -4,11 +4,14 @@
 // PostgreSQL server): three servers, each framework and each store in one of them (a framework's
 // answers do not depend on the store, nor a store's on the framework: the HTTP suites cover every
 // framework, the conformance suite every store). Default settings, a fixed RNG seed and
-// --min-coverage: every declared status seen or unreachable, every rule checked, in the text, JSON
-// and JUnit reports. The server's rate limits are raised so that the run is not paced by them (the
-// kit waits 429s out; `--rate` keeps a run within the default limits instead).
+// --min-coverage: every declared status seen or unreachable, every rule checked, no thin evidence,
+// in the text, JSON and JUnit reports. The seed is the demo seed with 60 employees and 300 shifts:
+// a live target is not reset, and the run's deletes use its shifts up (with the demo seed's 3, the
+// stateful and concurrent groups delete none, and the run warns of it). The server's rate limits
+// are raised so that the run is not paced by them (the kit waits 429s out; `--rate` keeps a run
+// within the default limits instead).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Report } from '@workforce-kit/contract-testing';
@@ -21,13 +24,17 @@ import {
   startReferenceServer,
   targetArgs,
 } from './support/processes.js';
-import { DEMO_SEED_FILE } from './support/router-target.js';
+import { demoSeedJson } from './support/router-target.js';
+import { seedWithShifts } from './support/seed-with-shifts.js';
 
 let folder: string;
+let seedFile: string;
 let postgres: PostgresServer | undefined;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-contract-cli-'));
+  seedFile = join(folder, 'seed.json');
+  await writeFile(seedFile, JSON.stringify(seedWithShifts(demoSeedJson, 300, 60)));
 });
 
 afterAll(async () => {
@@ -72,7 +79,7 @@ describe.each(targets)(
       server = await startReferenceServer({
         ...(await storeEnv()),
         HTTP_FRAMEWORK: framework,
-        SEED_FILE: DEMO_SEED_FILE,
+        SEED_FILE: seedFile,
         ...kitServerEnv(secret),
       });
       expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
@@ -86,7 +93,7 @@ describe.each(targets)(
       const report = join(folder, `${framework}-${store}.json`);
       const junit = join(folder, `${framework}-${store}.xml`);
       const args = [
-        ...targetArgs(server.url, DEMO_SEED_FILE, secret),
+        ...targetArgs(server.url, seedFile, secret),
         '--rng-seed',
         '42',
         '--min-coverage',
@@ -118,6 +125,8 @@ describe.each(targets)(
       }
       expect(new Set(coverage.unseen.map((u) => u.status))).toEqual(new Set(['429', '500', '503']));
       expect(Object.values(coverage.rules).every((checks) => checks > 0)).toBe(true);
+      expect(coverage.thinEvidence).toEqual([]);
+      expect(Object.keys(coverage.changes['concurrent.races'] ?? {})).toHaveLength(3);
       expect(run.stdout).toContain(
         `unarchiveEmployee  200: ${coverage.operations.unarchiveEmployee?.['200']}, `,
       );

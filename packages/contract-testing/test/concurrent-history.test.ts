@@ -180,7 +180,7 @@ describe('checkHistory', () => {
     );
   });
 
-  it('checks each record on its own, and gives the states each may end in', () => {
+  it('checks each record on its own, and gives the states each may end in and the changes', () => {
     // The shift's deletes overlap Maria's calls in time; only calls on one record constrain it.
     const calls = [
       call(MARIA, 'unarchive', A, 0, 10, ok(false, 2)),
@@ -200,6 +200,8 @@ describe('checkHistory', () => {
       },
     ]);
     expect(verdict.finalStates.get(SHIFT.guid)?.map((s) => s.deleted)).toEqual([true]);
+    // Maria's unarchive and the first delete changed their records; the repeats did not.
+    expect(verdict.changed).toEqual([0, 1]);
   });
 
   it('gives the states the model knows nothing of when its bound cut the final states short', () => {
