@@ -8,6 +8,7 @@ import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
 import {
+  DEFAULT_RUNS,
   DEFAULT_SHRINK_TIME_LIMIT_MS,
   type PropertyDefinition,
   type PropertyResult,
@@ -60,8 +61,9 @@ export interface ContractOptions {
   readonly maxRateLimitWaitMs?: number;
   /**
    * Fail the run unless it covered the contract: every declared status the kit can provoke seen,
-   * every rule checked ({@link Report.minCoverage}). The groups `only` leaves out may leave rules
-   * unchecked. @default false
+   * every rule checked, and no kind of change run too few times by the stateful or the concurrent
+   * group for want of records in the seed ({@link Coverage.thinEvidence}; docs/contract-testing.md,
+   * "Thin evidence"). The groups `only` leaves out may leave rules unchecked. @default false
    */
   readonly minCoverage?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
@@ -127,18 +129,19 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
       : { maxRateLimitWaitMs: options.maxRateLimitWaitMs }),
   });
   const knowledge = seedKnowledge(world);
+  const operations = stateTableOperations(spec);
   const engine: Engine = {
     spec,
     world,
     client,
     tokens: createTokenSource(options.auth, spec.scopes),
-    operations: stateTableOperations(spec),
+    operations,
     fresh: target.fresh,
     knowledge,
     runStart: cloneKnowledge(knowledge),
     seedCheck: new SeedCheck(),
     secrets: new Map(),
-    coverage: new CoverageTally(),
+    coverage: new CoverageTally(world, operations),
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [
@@ -172,7 +175,7 @@ export interface RunContractSettings {
 /** The settings of a run of `options`: theirs, or the defaults (a random RNG seed, 100 runs, 10 s). */
 export const runSettingsOf = (options: ContractOptions): RunContractSettings => ({
   rngSeed: options.rngSeed ?? (Math.random() * 2 ** 31) | 0,
-  runs: options.runs ?? 100,
+  runs: options.runs ?? DEFAULT_RUNS,
   shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS,
 });
 

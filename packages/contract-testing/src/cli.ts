@@ -33,8 +33,10 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .html (a page to look at, each race's history
                             drawn as a timeline), .json or .xml (JUnit); may be repeated
-  --min-coverage            fail unless the run saw every declared status it can provoke and
-                            checked every rule (groups left out by --only may leave rules unchecked)
+  --min-coverage            fail unless the run saw every declared status it can provoke, checked
+                            every rule (groups left out by --only may leave rules unchecked), and
+                            had no thin evidence: the stateful and concurrent groups each ran every
+                            kind of change at least 5 times
   --help                    this text
 
 Exit status: 0 every property held; 1 a property failed (a broken rule, the target unreachable or

@@ -10,6 +10,7 @@
 // the last one may have left each record in.
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
+import type { ChangeRole } from './change-evidence.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
   checkHistory,
@@ -173,8 +174,10 @@ function describeCase(engine: Engine, plan: Plan): string {
   ].join('; ');
 }
 
+const roleOf = (kind: ChangeKind): ChangeRole => (kind === 'delete' ? 'deleteShift' : kind);
+
 const callOfPlanned = (engine: Engine, p: Planned): Call => ({
-  role: p.kind === 'delete' ? 'deleteShift' : p.kind,
+  role: roleOf(p.kind),
   context: p.record.restaurant,
   grant: fullGrant(engine),
   id: p.byExternalId ? (p.record.externalId as string) : p.record.guid,
@@ -405,6 +408,33 @@ function historyOf(engine: Engine, sent: readonly Sent[]): HistoryCall[] {
   });
 }
 
+/** The end of a call's interval: when it was answered, or never for an indeterminate one. */
+const endOf = (call: HistoryCall) =>
+  call.determinate ? (call.completedAt as number) : Number.POSITIVE_INFINITY;
+
+/**
+ * Counts each branch call as reaching its record, and each of `changed` (the calls that changed
+ * their record in the order found) that is a branch call and overlapped another call of its
+ * record as a raced change.
+ */
+function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: readonly number[]) {
+  for (const call of calls) {
+    if (call.phase === 'branch') engine.coverage.reachedRecord(roleOf(call.kind), false);
+  }
+  for (const i of changed) {
+    const call = calls[i] as HistoryCall;
+    if (call.phase !== 'branch') continue;
+    const raced = calls.some(
+      (other, j) =>
+        j !== i &&
+        other.record.guid === call.record.guid &&
+        other.invokedAt < endOf(call) &&
+        call.invokedAt < endOf(other),
+    );
+    if (raced) engine.coverage.changedRecord(roleOf(call.kind));
+  }
+}
+
 /** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
 async function runCase(
   engine: Engine,
@@ -419,6 +449,7 @@ async function runCase(
     const verdict = checkHistory(calls, (record) => starts.of(record.guid), {
       finalStates: engine.fresh === undefined,
     });
+    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
     if (verdict.kind === 'undecided') return 'undecided';
     if (verdict.kind === 'not-linearizable') {
       const requests = sent.map((s) => s.request);

@@ -109,6 +109,9 @@ export interface RunSettings {
 /** The time limit of a failing property's shrinking when none is given, in ms. */
 export const DEFAULT_SHRINK_TIME_LIMIT_MS = 10_000;
 
+/** fast-check runs per property when none are given. */
+export const DEFAULT_RUNS = 100;
+
 const ruleOf = (error: unknown): RuleName | 'error' =>
   error instanceof Violation
     ? error.rule
@@ -253,10 +256,12 @@ export async function runProperty(
   }
   const trial = new Trial(engine, settings.shrinkTimeLimitMs);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
+  engine.coverage.startProperty(definition.name, definition.group, numRuns);
   const property = definition.build(trial);
   const details = await fc.check(property, { numRuns, seed: settings.seed });
   if (engine.seedCheck.stopped !== undefined) throw engine.seedCheck.stopped;
   if (!details.failed) {
+    if (trial.undecided === 0) engine.coverage.propertyPassed();
     return {
       ...base,
       status: trial.undecided > 0 ? 'undecided' : 'passed',

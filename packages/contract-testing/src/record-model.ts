@@ -62,6 +62,21 @@ export interface RecordCall {
 /** A date the model knows nothing of. */
 export const UNKNOWN_DATE: DateSlot = { atLeast: Number.NEGATIVE_INFINITY };
 
+/**
+ * The states of a record the model knows nothing of: archived (deleted) or not, every date
+ * unknown. Every state of the record is one of them, its dates known, so an order that fits from
+ * the record's true state fits from one of these.
+ */
+export const ANY_RECORD_STATES: readonly RecordModelState[] = [
+  { deleted: false, createdDate: UNKNOWN_DATE, modifiedDate: UNKNOWN_DATE, deletedDate: undefined },
+  {
+    deleted: true,
+    createdDate: UNKNOWN_DATE,
+    modifiedDate: UNKNOWN_DATE,
+    deletedDate: UNKNOWN_DATE,
+  },
+];
+
 /** Dates parsed, by their text: a search tries each answer in many states (at most 4096 kept). */
 const parsed = new Map<string, number>();
 

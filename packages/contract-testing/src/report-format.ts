@@ -1,6 +1,7 @@
 // A report as people and CI servers read it: one line per property, each failure with its rule,
 // its minimal counterexample and the curl commands that replay it, and what the run covered; as
 // text, JSON and JUnit XML.
+import { MIN_CHANGES } from './change-evidence.js';
 import type { Report } from './check-api-contract.js';
 import type { Coverage } from './coverage.js';
 import { causeFirst } from './failure-order.js';
@@ -64,8 +65,9 @@ export function formatFailure(result: PropertyResult): string {
 
 /**
  * The coverage as text: a line per operation with each status seen and its answers (declared
- * statuses not seen marked `-`), the checks of each rule, and each declared status not seen with
- * why the kit cannot provoke it.
+ * statuses not seen marked `-`), the checks of each rule, each declared status not seen with why
+ * the kit cannot provoke it, then a line per property with the changes it ran, and the warnings
+ * where they were too few.
  */
 export function formatCoverage(coverage: Coverage): string {
   const out = ['coverage (status: answers; declared statuses never seen: -):'];
@@ -96,7 +98,33 @@ export function formatCoverage(coverage: Coverage): string {
     );
     out.push(`  ${which.join('; ')}: ${why}`);
   }
+  out.push(...formatChanges(coverage));
   return out.join('\n');
+}
+
+/** The changes of each property that sent any (`archiveEmployee 12 of 40`), then the warnings. */
+function formatChanges(coverage: Coverage): string[] {
+  const sent = Object.entries(coverage.changes).filter(([, byOperation]) =>
+    Object.values(byOperation).some((count) => count.reached > 0),
+  );
+  if (sent.length === 0) return [];
+  const width = Math.max(...sent.map(([property]) => property.length));
+  const out = [
+    'changes run against a record they change, of the calls that reached one (in concurrent.races: raced, of the calls on a branch):',
+    ...sent.map(([property, byOperation]) => {
+      const cells = Object.entries(byOperation).map(
+        ([id, count]) => `${id} ${count.changed} of ${count.reached}`,
+      );
+      return `  ${property.padEnd(width)}  ${cells.join(', ')}`;
+    }),
+  ];
+  if (coverage.thinEvidence.length > 0) {
+    out.push(
+      `thin evidence (a kind of change the stateful or concurrent group ran fewer than ${MIN_CHANGES} times):`,
+      ...coverage.thinEvidence.map((thin) => `  ${thin.message}`),
+    );
+  }
+  return out;
 }
 
 /** Items joined with commas into indented lines of at most 100 characters. */
@@ -141,7 +169,7 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
   if (report.minCoverage !== undefined) {
     out.push(
       report.minCoverage.met
-        ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked'
+        ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked, no thin evidence'
         : `minimum coverage not met: ${report.minCoverage.gaps.join('; ')}`,
     );
   }
@@ -171,7 +199,8 @@ const xml = (text: string) =>
 /**
  * The coverage as JUnit properties of the suite: `coverage.status.<operationId>.<status>` (answers),
  * `coverage.rule.<rule>` (checks), `coverage.unseen.<operationId>.<status>` (the reason, or
- * `reachable`).
+ * `reachable`), `coverage.changes.<property>.<operationId>` (`changed of reached`),
+ * `coverage.thin.<property>.<operationId>` (the warning).
  */
 function coverageProperties(coverage: Coverage): string[] {
   const property = (name: string, value: string | number) =>
@@ -184,6 +213,14 @@ function coverageProperties(coverage: Coverage): string[] {
     ...Object.entries(coverage.rules).map(([rule, n]) => property(`coverage.rule.${rule}`, n)),
     ...coverage.unseen.map((u) =>
       property(`coverage.unseen.${u.operationId}.${u.status}`, u.reason ?? 'reachable'),
+    ),
+    ...Object.entries(coverage.changes).flatMap(([name, byOperation]) =>
+      Object.entries(byOperation).map(([id, count]) =>
+        property(`coverage.changes.${name}.${id}`, `${count.changed} of ${count.reached}`),
+      ),
+    ),
+    ...coverage.thinEvidence.map((thin) =>
+      property(`coverage.thin.${thin.property}.${thin.operationId}`, thin.message),
     ),
     '  </properties>',
   ];

@@ -144,7 +144,11 @@ export function gives(
   req: WireRequest,
   res: WireResponse,
 ): boolean {
-  const answer = new Answer({ spec: engine.spec, coverage: new CoverageTally() }, req, res);
+  const answer = new Answer(
+    { spec: engine.spec, coverage: new CoverageTally(engine.world, engine.operations) },
+    req,
+    res,
+  );
   try {
     checkExpected(
       answer,

@@ -27,8 +27,9 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
  * Declares a vitest suite that property-tests `options.target` against the contract: a test per
  * property, failing with the rule broken, the shrunk counterexample and the curl commands that
  * replay it; with `minCoverage`, a last test that fails unless the properties before it saw every
- * declared status the kit can provoke and checked every rule (so it fails when a filter such as
- * `vitest -t` left some of them out).
+ * declared status the kit can provoke, checked every rule (so it fails when a filter such as
+ * `vitest -t` left some of them out) and left no thin evidence (each kind of change run often
+ * enough by the stateful and concurrent groups).
  *
  * @param name - the suite's name
  * @param options - the target (a base URL, an app, or `{ handler, reset }` / `{ factory }` to
@@ -76,7 +77,7 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
       );
     }
     if (options.minCoverage) {
-      it('covers every declared status the kit can provoke, and checks every rule', () => {
+      it('covers every declared status the kit can provoke, checks every rule, runs each change enough', () => {
         const coverage = prepared.engine.coverage.coverage(prepared.engine.spec);
         const gaps = coverageGaps(coverage);
         if (gaps.length > 0) {
