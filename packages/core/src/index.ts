@@ -61,6 +61,8 @@ export {
   andThen,
   isThenable,
   type MaybeAsync,
+  runSteps,
+  type StepList,
   type Thenable,
   toResultAsync,
   whenReady,
