@@ -81,6 +81,12 @@ export type {
   ShiftRepository,
   WorkforceStore,
 } from './ports.js';
+export type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from './rate-limit-ports.js';
 export {
   type DaySchedule,
   type Deletion,

@@ -1,56 +1,15 @@
-import { isThenable, type MaybeAsync, type Thenable } from '@workforce-kit/core';
+import {
+  isThenable,
+  type MaybeAsync,
+  type RateLimitWindow,
+  type Thenable,
+  type WindowCount,
+  type WindowCounter,
+  type WindowDecision,
+} from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import type { LogSource } from './logger.js';
 import type { ProblemOccurrence } from './problems.js';
-
-/** One rate-limit window, as the edge asks a limiter for it. */
-export interface RateLimitWindow {
-  readonly name: 'second' | '15 minutes';
-  /** Requests allowed per window. */
-  readonly points: number;
-  readonly durationSeconds: number;
-}
-
-/** A window's count of a key after a request: what is left, and when it resets. */
-export interface WindowCount {
-  readonly remainingPoints: number;
-  readonly msBeforeNext: number;
-}
-
-/** A window's count of a key after a request, answered at once: the count, and whether it was refused. */
-export interface WindowDecision {
-  readonly count: WindowCount;
-  /** The window had no point left: the request is refused (and was not counted). */
-  readonly spent: boolean;
-}
-
-/**
- * What the edge asks of a window's limiter: count a request of a key. A rate-limiter-flexible
- * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …). A limiter that can often
- * decide from what it holds (leased or cached counts) also offers `consumeNow`, so that the
- * request is decided without a promise.
- */
-export interface WindowCounter {
-  /**
-   * Resolves with the count while the key has points left; rejects with the count (not an
-   * `Error`) when they are spent. Any other rejection is the limiter's failure.
-   */
-  consume(key: string): Promise<WindowCount>;
-  /**
-   * Optional: counts a request of `key` at once, when the limiter can decide from what it holds;
-   * `undefined` when it cannot, having counted nothing, and the edge then calls `consume`. A
-   * throw is the limiter's failure, as a rejection of `consume` is.
-   *
-   * @param key - the restaurant context (or the client's address)
-   * @returns the decision, or `undefined` to be asked through `consume`
-   * @example
-   * ```ts
-   * const decided = counter.consumeNow?.(key);
-   * const count = decided === undefined ? await counter.consume(key) : decided.count;
-   * ```
-   */
-  consumeNow?(key: string): WindowDecision | undefined;
-}
 
 /** Rate limits per restaurant context (per client address when a request names none). */
 export interface RateLimitOptions {

@@ -1,13 +1,12 @@
+import type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from '@workforce-kit/core';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Logger, LogSource } from '../src/logger.js';
-import {
-  createRateLimiter,
-  MemoryWindowCounter,
-  type RateLimitWindow,
-  type WindowCount,
-  type WindowCounter,
-  type WindowDecision,
-} from '../src/rate-limit.js';
+import { createRateLimiter, MemoryWindowCounter } from '../src/rate-limit.js';
 
 describe('the default in-memory limiter', () => {
   const window = { name: '15 minutes', points: 3, durationSeconds: 900 } as const;
