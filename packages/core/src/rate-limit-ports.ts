@@ -12,9 +12,11 @@ export interface WindowCount {
   readonly msBeforeNext: number;
 }
 
-/** A window's count of a key after a request, answered at once: the count, and whether it was refused. */
-export interface WindowDecision {
-  readonly count: WindowCount;
+/**
+ * A window's count of a key after a request, answered at once, and whether it refused the
+ * request. Each is a new object, the caller's to keep.
+ */
+export interface WindowDecision extends WindowCount {
   /** The window had no point left: the request is refused (and was not counted). */
   readonly spent: boolean;
 }
@@ -48,7 +50,7 @@ export interface WindowCounter {
    * @example
    * ```ts
    * const decided = counter.consumeNow?.(key);
-   * const count = decided === undefined ? await counter.consume(key) : decided.count;
+   * const count = decided === undefined ? await counter.consume(key) : decided;
    * ```
    */
   consumeNow?(key: string): WindowDecision | undefined;

@@ -156,12 +156,13 @@ function permit(verified: Verified, request: OperationRequest) {
 function limitRate(request: OperationRequest) {
   const limiter = request.shared.parts.rateLimiter;
   if (limiter === undefined) return undefined;
-  return whenReady(limiter.check(request.rateLimitKey, request), limited, request);
+  return whenReady(limiter.check(request), limited, request);
 }
 
 function limited(decision: RateLimitDecision | undefined, request: OperationRequest) {
   request.limits = decision;
-  return decision?.refused === undefined ? undefined : request.problem(decision.refused);
+  const refused = decision?.refusal();
+  return refused === undefined ? undefined : request.problem(refused);
 }
 
 /** The media type of an operation that takes a body: JSON in UTF-8. */

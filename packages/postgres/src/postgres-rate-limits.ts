@@ -259,7 +259,7 @@ class LeasedWindow implements LeasedWindowCounter {
   consume(key: string): Promise<WindowCount> {
     const decided = this.consumeNow(key);
     if (decided === undefined) return this.#claimAndTake(key);
-    return decided.spent ? Promise.reject(decided.count) : Promise.resolve(decided.count);
+    return decided.spent ? Promise.reject(decided) : Promise.resolve(decided);
   }
 
   /** The points a claim of `lease` asks for, sent now: sizes the lease from its recent use. */
@@ -295,12 +295,9 @@ class LeasedWindow implements LeasedWindowCounter {
         // The next lease, before this one runs out; its failure is the next waiting request's.
         this.#claim(lease).catch(() => undefined);
       }
-      return {
-        count: { remainingPoints: lease.remaining + lease.left, msBeforeNext },
-        spent: false,
-      };
+      return { remainingPoints: lease.remaining + lease.left, msBeforeNext, spent: false };
     }
-    if (lease.spent) return { count: { remainingPoints: 0, msBeforeNext }, spent: true };
+    if (lease.spent) return { remainingPoints: 0, msBeforeNext, spent: true };
     return undefined;
   }
 
@@ -332,8 +329,8 @@ class LeasedWindow implements LeasedWindowCounter {
       // meanwhile) claim again: each claim grants a point or finds the window spent.
       const decided = this.#take(lease, Date.now());
       if (decided !== undefined) {
-        if (decided.spent) return Promise.reject(decided.count);
-        return decided.count;
+        if (decided.spent) return Promise.reject(decided);
+        return decided;
       }
     }
   }
