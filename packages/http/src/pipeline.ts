@@ -15,7 +15,7 @@ import type {
   TokenRejected,
   VerifierUnavailable,
 } from './auth/access-token.js';
-import { authorization, NO_TOKEN, RESTAURANT_HEADER } from './auth/authorize.js';
+import { authorization, contextRestaurant, NO_TOKEN, RESTAURANT_HEADER } from './auth/authorize.js';
 import { bearerToken } from './auth/bearer.js';
 import { type JsonBody, readJsonBody, type UnreadBody } from './json-body.js';
 import type { Logger, LogSource } from './logger.js';
@@ -27,7 +27,7 @@ import {
   type ProblemOccurrence,
   validationProblem,
 } from './problems.js';
-import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
+import { type RateLimitDecision, type RateLimiter, rateLimitKey } from './rate-limit.js';
 import { OperationRequest, RequestState, type SharedParts } from './request-state.js';
 import type { RequestValidator } from './request-validation.js';
 import type { ResponseValidator } from './response-validation.js';
@@ -144,11 +144,11 @@ function authorize(request: OperationRequest) {
 
 function permit(verified: Verified, request: OperationRequest) {
   const { headers, address } = request.incoming;
-  const scope = request.operation.scope;
-  const permission = authorization(verified, scope, headers[RESTAURANT_HEADER], address, request);
-  if (permission.problem !== undefined) return request.problem(permission.problem);
-  request.restaurant = permission.restaurant;
-  request.rateLimitKey = permission.rateLimitKey;
+  const restaurant = contextRestaurant(headers[RESTAURANT_HEADER]);
+  const permission = authorization(verified, request.operation.scope, restaurant, request);
+  if (permission.isErr()) return request.problem(permission.error);
+  request.restaurant = restaurant;
+  request.rateLimitKey = rateLimitKey(restaurant, address);
   return undefined;
 }
 
@@ -185,7 +185,7 @@ function readBody(request: OperationRequest) {
 }
 
 function bodyRead(read: JsonBody, request: OperationRequest) {
-  if (read.problem !== undefined) return request.problem(read.problem);
+  if (read.isErr()) return request.problem(read.error);
   request.body = read.value;
   return undefined;
 }
@@ -213,10 +213,9 @@ function validate(request: OperationRequest) {
     request.body,
     request.restaurant,
   );
-  if (check === undefined || !check.valid) {
-    return request.problem(validationProblem(check?.invalid ?? []));
-  }
-  request.inputs = check;
+  if (check === undefined) return request.problem(validationProblem([]));
+  if (check.isErr()) return request.problem(validationProblem(check.error));
+  request.inputs = check.value;
   return undefined;
 }
 
@@ -234,12 +233,13 @@ function runUseCase(request: OperationRequest) {
 }
 
 function respond(result: OperationResult, request: OperationRequest) {
-  if (result.error !== undefined) {
+  if (result.isErr()) {
     logDomainError(result.error, request.log);
     return request.problem(domainProblem(result.error));
   }
-  if (result.events.length > 0) request.shared.parts.emit(result.events, request);
-  return request.ok(result);
+  const answered = result.value;
+  if (answered.events.length > 0) request.shared.parts.emit(answered.events, request);
+  return request.ok(answered);
 }
 
 /**

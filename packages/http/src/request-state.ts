@@ -9,7 +9,7 @@ import type { RateLimitDecision } from './rate-limit.js';
 import { redactedUrl } from './redacted-url.js';
 import { requestIdFrom } from './request-id.js';
 import { RequestLogger } from './request-logger.js';
-import type { RequestCheck } from './request-validation.js';
+import type { ValidInputs } from './request-validation.js';
 import type { OperationMatch } from './route-table.js';
 import type { AnsweredResponse, RequestTelemetry } from './telemetry.js';
 
@@ -174,9 +174,6 @@ class ObservedAnswer implements ApiAnswer {
     this.request.end(response);
   }
 }
-
-/** The inputs of a valid request (validation's outcome). */
-export type ValidInputs = Extract<RequestCheck, { readonly valid: true }>;
 
 /**
  * A request of one of the API's operations, as the steps find it out: each field is set by the

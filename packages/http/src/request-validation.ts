@@ -2,6 +2,7 @@ import type { Guid } from '@workforce-kit/core';
 import type { OpenApiDocument } from '@workforce-kit/types';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { err, ok, type Result } from 'neverthrow';
 import {
   compileIdentifierInputs,
   isIdentifierInput,
@@ -10,8 +11,9 @@ import {
 import type { ApiOperation, OperationParameter } from './operations.js';
 import type { InvalidInput } from './problems.js';
 
-// ajv-formats is CommonJS with a default export; under NodeNext its function is the module.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+// ajv-formats is CommonJS: Node's default import is its module.exports, the plugin, which also
+// holds itself as `default` (what the types describe).
+const addFormats = addFormatsModule.default;
 
 /** The parts of a request the spec constrains, as the framework parsed them. */
 export interface RequestParts {
@@ -29,18 +31,18 @@ export interface RequestParts {
   readonly restaurant: Guid | undefined;
 }
 
+/** The inputs of a valid request: what the use case is given. */
+export interface ValidInputs {
+  /** The context restaurant. */
+  readonly restaurant: Guid;
+  /** The path parameters, each identifier parsed by the core's parser. */
+  readonly path: PathInputs;
+  /** The query with its values coerced to the spec's types (`"true"` is `true`). */
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
 /** The outcome of validating a request: its inputs, or what is wrong with them. */
-export type RequestCheck =
-  | {
-      readonly valid: true;
-      /** The context restaurant. */
-      readonly restaurant: Guid;
-      /** The path parameters, each identifier parsed by the core's parser. */
-      readonly path: PathInputs;
-      /** The query with its values coerced to the spec's types (`"true"` is `true`). */
-      readonly query: Readonly<Record<string, unknown>>;
-    }
-  | { readonly valid: false; readonly invalid: readonly InvalidInput[] };
+export type RequestCheck = Result<ValidInputs, readonly InvalidInput[]>;
 
 /**
  * Validates the requests of one operation against the spec, given the parts of
@@ -235,7 +237,7 @@ export function compileRequestValidators(
           query(coerced) &&
           (body === undefined || sentBody === undefined || body(sentBody))
         ) {
-          return { valid: true, restaurant: restaurant.value, path: path.value, query: coerced };
+          return ok({ restaurant: restaurant.value, path: path.value, query: coerced });
         }
         // Some input is invalid: run each check again to collect every bad input, in request order.
         const invalid: InvalidInput[] = [];
@@ -247,7 +249,7 @@ export function compileRequestValidators(
         if (body !== undefined && sentBody !== undefined && !body(sentBody)) {
           collect(invalid, 'body', body.errors);
         }
-        return { valid: false, invalid };
+        return err(invalid);
       };
       return [operation.id, validator];
     }),
