@@ -149,6 +149,13 @@ export class RateLimitDecision {
 }
 
 /**
+ * The key of each restaurant counted lately, made once: a request's key is looked up, where
+ * making it would make a string and, for the counters' maps, a flat copy of it.
+ */
+const RESTAURANT_KEYS = new LRUCache<Guid, string>({ max: RATE_LIMIT_DEFAULTS.maxKeys });
+const RESTAURANT_KEY_GET: LRUCache.GetOptions<Guid, string, unknown> = {};
+
+/**
  * The key the rate limits count a request against: its restaurant context, else (a request that
  * names none usable, which validation then refuses) the client's address.
  *
@@ -156,7 +163,13 @@ export class RateLimitDecision {
  * @param address - the client's address: the socket's, not one a header claims
  */
 export function rateLimitKey(restaurant: Guid | undefined, address: string | undefined): string {
-  return restaurant === undefined ? `ip:${address ?? 'unknown'}` : `restaurant:${restaurant}`;
+  if (restaurant === undefined) return `ip:${address ?? 'unknown'}`;
+  let key = RESTAURANT_KEYS.get(restaurant, RESTAURANT_KEY_GET);
+  if (key === undefined) {
+    key = `restaurant:${restaurant}`;
+    RESTAURANT_KEYS.set(restaurant, key);
+  }
+  return key;
 }
 
 /** What the rate limits count a request by: the key its windows count, and its log. */
