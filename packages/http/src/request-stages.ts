@@ -143,7 +143,7 @@ export class ValidRequest extends LaterStage implements OperationInput {
   }
 
   get path(): PathInputs {
-    return this.inputs.path;
+    return this.inputs;
   }
 
   get query(): Readonly<Record<string, unknown>> {
