@@ -74,12 +74,15 @@ const passOn = (value: StepValue) => value;
 class Waiting {
   answered = false;
   readonly answer: Promise<Answer>;
-  settle!: (answer: Answer) => void;
+  readonly settle: (answer: Answer) => void;
 
   constructor(public at: StepInput) {
+    let settle: (answer: Answer) => void = () => undefined;
+    // (A promise's executor runs at once: `settle` is its resolve when the constructor returns.)
     this.answer = new Promise((resolve) => {
-      this.settle = resolve;
+      settle = resolve;
     });
+    this.settle = settle;
   }
 }
 
