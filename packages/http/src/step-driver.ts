@@ -47,8 +47,8 @@ export class Steps<First extends StepInput, Last> {
 type GuardedStep = (value: StepValue) => MaybeAsync<StepValue>;
 
 /**
- * A step whose throw or rejection is its input's logged 500, so that the answer carries what the
- * steps before found (the rate limits' headers).
+ * A step whose throw is its input's logged 500, so that the answer carries what the steps before
+ * found (the rate limits' headers); the driver answers a rejection the same way.
  */
 function guarded<In extends StepInput>(step: (request: In) => MaybeAsync<StepValue>): GuardedStep {
   return (value) => {
@@ -57,15 +57,12 @@ function guarded<In extends StepInput>(step: (request: In) => MaybeAsync<StepVal
     // The list's types say that a step is given what the one before it gave: its `In`.
     const request = value as In;
     try {
-      const outcome = step(request);
-      return isThenable(outcome) ? outcome.then(passOn, (error) => request.failed(error)) : outcome;
+      return step(request);
     } catch (error) {
       return request.failed(error);
     }
   };
 }
-
-const passOn = (value: StepValue) => value;
 
 /**
  * A request that waits on a step: the promise of its answer, which its first answer settles, and
@@ -142,12 +139,15 @@ export class StepDriver<First extends StepInput>
     const input = given as StepInput;
     const waiting = waitedBefore ?? this.#startWaiting(input);
     waiting.at = input;
-    pending.then((value) => {
-      if (waiting.answered) return;
-      const rest = isAnswer(value) ? value : runSteps(this, value, waiting, at + 1);
-      // A step that waits again answers through the same promise.
-      if (!isThenable(rest)) this.#settle(waiting, answerOf(rest));
-    });
+    pending.then(
+      (value) => {
+        if (waiting.answered) return;
+        const rest = isAnswer(value) ? value : runSteps(this, value, waiting, at + 1);
+        // A step that waits again answers through the same promise.
+        if (!isThenable(rest)) this.#settle(waiting, answerOf(rest));
+      },
+      (error: unknown) => this.#settle(waiting, input.failed(error)),
+    );
     return waiting.answer;
   }
 
