@@ -67,6 +67,8 @@ export {
   andThen,
   isThenable,
   type MaybeAsync,
+  runSteps,
+  type StepList,
   type Thenable,
   toResultAsync,
   whenReady,
@@ -85,6 +87,12 @@ export type {
   ShiftRepository,
   WorkforceStore,
 } from './ports.js';
+export type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from './rate-limit-ports.js';
 export {
   type DaySchedule,
   type Deletion,

@@ -1,4 +1,4 @@
-import { type Err, type Result, ResultAsync } from 'neverthrow';
+import { err, type Result, ResultAsync } from 'neverthrow';
 
 /**
  * A value now, or a promise of it: what a step that may have to wait answers. The ports answer a
@@ -103,12 +103,85 @@ export function andThen<T, E, U, F>(
   return whenReady<Result<T, E>, Result<U, E | F>, typeof next>(answer, onValue, next);
 }
 
-/** The step of {@link andThen}: `next` on a value; an error, which holds no `T`, as it is. */
+/** The step of {@link andThen}: `next` on a value; an error passed on in a `Result` of `U`. */
 function onValue<T, E, U, F>(
   result: Result<T, E>,
   next: (value: T) => MaybeAsync<Result<U, F>>,
 ): MaybeAsync<Result<U, E | F>> {
-  return result.isOk() ? next(result.value) : (result as unknown as Err<U, E>);
+  return result.isOk() ? next(result.value) : err(result.error);
+}
+
+/**
+ * A list of steps that {@link runSteps} runs in turn: each step is given the value the step before
+ * it gave (the first, the run's value) and the run's context, and gives the next value, now or
+ * later.
+ */
+export interface StepList<T, C> {
+  /** The steps, in order. */
+  readonly steps: readonly ((value: T, context: C) => MaybeAsync<T>)[];
+  /** Whether a step's value ends the run: the steps after it are not run. */
+  isDone(value: T, context: C): boolean;
+  /**
+   * Optional: how to go on from step `at`, whose value is still to come; `given` is what that step
+   * was given. Without it, the run goes on from the step after `at` once the value settles, and a
+   * rejection passes on as it is.
+   */
+  later?(pending: Thenable<T>, at: number, given: T, context: C): MaybeAsync<T>;
+}
+
+/**
+ * Runs a list of steps in turn from step `first`, as hono's `compose` runs middleware: each step
+ * is given the value the one before it gave, until a value ends the run (`isDone`) or the list
+ * does. It goes on at once while each step answers at once (no promise, no microtask), and from
+ * the first step that answers later, once that answer settles.
+ *
+ * @param list - the steps, and what ends the run
+ * @param value - what the first step is given
+ * @param context - handed to every step beside its value, so that a hot path makes no closure
+ * @param first - the step to start from (0, the first, unless going on from a wait)
+ * @returns the value that ended the run, or the last step's: now when every step answered at once,
+ *   else a promise of it
+ * @example
+ * ```ts
+ * const checkout: StepList<Order, Logger> = {
+ *   steps: [priceOrder, (order, log) => inventory.reserve(order, log)], // each now or later
+ *   isDone: (order) => order.refusal !== undefined,
+ * };
+ * const order = runSteps(checkout, draft, logger); // an Order, or a promise of one
+ * ```
+ */
+export function runSteps<T, C>(
+  list: StepList<T, C>,
+  value: T,
+  context: C,
+  first = 0,
+): MaybeAsync<T> {
+  const { steps } = list;
+  let current = value;
+  for (let at = first; at < steps.length; at += 1) {
+    const step = steps[at] as (value: T, context: C) => MaybeAsync<T>;
+    const next = step(current, context);
+    if (isThenable(next)) {
+      return list.later === undefined
+        ? goOnLater(list, next, at, context)
+        : list.later(next, at, current, context);
+    }
+    if (list.isDone(next, context)) return next;
+    current = next;
+  }
+  return current;
+}
+
+/** The rest of a run once step `at`'s value settles: apart, so that a run at once makes no closure. */
+function goOnLater<T, C>(
+  list: StepList<T, C>,
+  pending: Thenable<T>,
+  at: number,
+  context: C,
+): MaybeAsync<T> {
+  return pending.then((value) =>
+    list.isDone(value, context) ? value : runSteps(list, value, context, at + 1),
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   type Clock,
   type IdSource,
   isThenable,
+  type RateLimitWindow,
   type RecordedEvent,
   type WorkforceStore,
 } from '@workforce-kit/core';
@@ -15,7 +16,7 @@ import type { Logger, LogSource } from './logger.js';
 import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
-import { createRateLimiter, type RateLimitOptions, type RateLimitWindow } from './rate-limit.js';
+import { createRateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
