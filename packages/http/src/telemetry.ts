@@ -30,9 +30,9 @@ export interface AnsweredResponse {
 }
 
 /**
- * One request as the API observes it: its span (with tracing) and its clock (with metrics).
- * Adapters get it from {@link Telemetry.start} when they take a request, and end it when the
- * response closes.
+ * One request as the API observes it: its span (with tracing) and its clock (with metrics). The
+ * pipeline starts it when it takes the request, and ends it when the adapter reports the
+ * response closed (`ApiAnswer.closed`).
  *
  * @example
  * ```ts
@@ -57,16 +57,16 @@ export interface RequestTelemetry {
 
 /**
  * The bookkeeping of requests that `createApi` makes once, when metrics or tracing are asked
- * for: an adapter calls {@link Telemetry.start} when it takes a request, logs with the
- * request's `logBindings`, passes it to `api.run` (whose use case then runs within its span), and
- * ends it when the response closes.
+ * for: the pipeline starts a {@link RequestTelemetry} for each request it takes, writes the
+ * request's log lines with its `logBindings`, runs the use case within its span, and ends it
+ * when the adapter reports the response closed.
  *
  * @example
  * ```ts
- * const telemetry = api.telemetry?.start(operation, req.method, req.headers, requestId);
- * if (telemetry !== undefined) res.once('close', () => telemetry.end(res));
- * const log = new RequestLogger(api.logger, requestId, telemetry?.logBindings);
- * const result = await api.run(operation.id, { restaurant, path, query, requestId, telemetry });
+ * const telemetry = createTelemetry(operations, metrics, tracing);
+ * const observed = telemetry.start(operation, req.method, req.headers, requestId);
+ * const result = observed.within(() => run(operation.id, inputs));
+ * res.once('close', () => observed.end(res));
  * ```
  */
 export interface Telemetry {
