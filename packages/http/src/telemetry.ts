@@ -9,7 +9,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { CountedHistogram, HistogramSeries, HttpMetrics } from './http-metrics.js';
+import type { Histogram } from 'prom-client';
+import type { HttpMetrics } from './http-metrics.js';
 import type { ApiOperation } from './operations.js';
 
 /** The label of a request that names no operation (the API's 404 and 405). */
@@ -84,16 +85,19 @@ export interface Telemetry {
   ): RequestTelemetry;
 }
 
+/** A child of the request histogram: one operation and status's series, its labels bound. */
+type RequestSeries = Histogram.Internal<'operation' | 'status'>;
+
 /**
  * The request series of one operation label, by status: those of its documented statuses (and
- * `aborted`) made at start-up; another status's made the first time it is answered.
+ * `aborted`) bound at start-up; another status's bound the first time it is answered.
  */
 class OperationSeries {
-  readonly #byStatus = new Map<number, HistogramSeries>();
-  readonly aborted: HistogramSeries;
+  readonly #byStatus = new Map<number, RequestSeries>();
+  readonly aborted: RequestSeries;
 
   constructor(
-    private readonly requests: CountedHistogram<'operation' | 'status'>,
+    private readonly requests: Histogram<'operation' | 'status'>,
     private readonly operation: string,
     statuses: Iterable<number>,
   ) {
@@ -101,7 +105,7 @@ class OperationSeries {
     this.aborted = requests.labels(operation, 'aborted');
   }
 
-  of(status: number): HistogramSeries {
+  of(status: number): RequestSeries {
     let series = this.#byStatus.get(status);
     if (series === undefined) {
       series = this.requests.labels(this.operation, String(status));
