@@ -204,14 +204,11 @@ function handOn(
   }
 }
 
-/** Counts each refusal by the window that refused. */
+/** Counts each refusal by the window that refused (both print at 0 until then). */
 function countRefusals(metrics: HttpMetrics): (window: RateLimitWindow['name']) => void {
   const byWindow = {
     second: metrics.rateLimitRefusals.labels('second'),
     '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
   };
-  // Both series from the start, at 0: a rate of refusals is then defined before the first one.
-  byWindow.second.inc(0);
-  byWindow['15 minutes'].inc(0);
   return (window) => byWindow[window].inc();
 }

@@ -9,7 +9,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { CountedHistogram, HistogramSeries, HttpMetrics } from './http-metrics.js';
+import type { Histogram } from 'prom-client';
+import type { HttpMetrics } from './http-metrics.js';
 import type { ApiOperation } from './operations.js';
 
 /** The label of a request that names no operation (the API's 404 and 405). */
@@ -30,9 +31,9 @@ export interface AnsweredResponse {
 }
 
 /**
- * One request as the API observes it: its span (with tracing) and its clock (with metrics).
- * Adapters get it from {@link Telemetry.start} when they take a request, and end it when the
- * response closes.
+ * One request as the API observes it: its span (with tracing) and its clock (with metrics). The
+ * pipeline starts it when it takes the request, and ends it when the adapter reports the
+ * response closed (`ApiAnswer.closed`).
  *
  * @example
  * ```ts
@@ -57,16 +58,16 @@ export interface RequestTelemetry {
 
 /**
  * The bookkeeping of requests that `createApi` makes once, when metrics or tracing are asked
- * for: an adapter calls {@link Telemetry.start} when it takes a request, logs with the
- * request's `logBindings`, passes it to `api.run` (whose use case then runs within its span), and
- * ends it when the response closes.
+ * for: the pipeline starts a {@link RequestTelemetry} for each request it takes, writes the
+ * request's log lines with its `logBindings`, runs the use case within its span, and ends it
+ * when the adapter reports the response closed.
  *
  * @example
  * ```ts
- * const telemetry = api.telemetry?.start(operation, req.method, req.headers, requestId);
- * if (telemetry !== undefined) res.once('close', () => telemetry.end(res));
- * const log = new RequestLogger(api.logger, requestId, telemetry?.logBindings);
- * const result = await api.run(operation.id, { restaurant, path, query, requestId, telemetry });
+ * const telemetry = createTelemetry(operations, metrics, tracing);
+ * const observed = telemetry.start(operation, req.method, req.headers, requestId);
+ * const result = observed.within(() => run(operation.id, inputs));
+ * res.once('close', () => observed.end(res));
  * ```
  */
 export interface Telemetry {
@@ -84,16 +85,19 @@ export interface Telemetry {
   ): RequestTelemetry;
 }
 
+/** A child of the request histogram: one operation and status's series, its labels bound. */
+type RequestSeries = Histogram.Internal<'operation' | 'status'>;
+
 /**
  * The request series of one operation label, by status: those of its documented statuses (and
- * `aborted`) made at start-up; another status's made the first time it is answered.
+ * `aborted`) bound at start-up; another status's bound the first time it is answered.
  */
 class OperationSeries {
-  readonly #byStatus = new Map<number, HistogramSeries>();
-  readonly aborted: HistogramSeries;
+  readonly #byStatus = new Map<number, RequestSeries>();
+  readonly aborted: RequestSeries;
 
   constructor(
-    private readonly requests: CountedHistogram<'operation' | 'status'>,
+    private readonly requests: Histogram<'operation' | 'status'>,
     private readonly operation: string,
     statuses: Iterable<number>,
   ) {
@@ -101,7 +105,7 @@ class OperationSeries {
     this.aborted = requests.labels(operation, 'aborted');
   }
 
-  of(status: number): HistogramSeries {
+  of(status: number): RequestSeries {
     let series = this.#byStatus.get(status);
     if (series === undefined) {
       series = this.requests.labels(this.operation, String(status));
