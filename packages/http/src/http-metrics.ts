@@ -1,5 +1,5 @@
+import type { RateLimitWindow } from '@workforce-kit/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { RateLimitWindow } from './rate-limit.js';
 
 /**
  * The API's Prometheus metrics: where they are registered. The host serves the registry
