@@ -231,9 +231,7 @@ export function getRestaurant(
   };
   const toRead = restaurantToRead(lookup);
   if (toRead.isErr()) return err(toRead.error);
-  return andThen(deps.restaurants.findByGuid(toRead.value), (found) =>
-    visibleRestaurant(found, lookup),
-  );
+  return andThen(deps.restaurants.findByGuid(toRead.value), visibleRestaurant, lookup);
 }
 
 /** A record a change names: its restaurant and its GUID or external identifier. */
