@@ -1,6 +1,6 @@
-// The API's metrics are counted in plain numbers and read by prom-client at scrape time: the text
-// a registry serves must be, byte for byte, what prom-client's own counters, histograms and gauge
-// (as the API used them before, defined here as they were) print for the same observations.
+// The API's metrics, kept in prom-client's own classes: the text a registry serves must be, byte for
+// byte, what prom-client's counters, histograms and gauge, defined here as a user would define them,
+// print for the same observations.
 import { createMemoryStore } from '@workforce-kit/core';
 import { aRestaurant, asynchronousStore } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
