@@ -24,6 +24,9 @@ const { DEFAULT_MAX_STEPS } = (await import(
 const { recordModel, UNKNOWN_DATE } = (await import(
   built('record-model')
 )) as typeof import('../src/record-model.js');
+const { raceReport } = (await import(
+  built('race-report')
+)) as typeof import('../src/race-report.js');
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const WIDTH = 4;
@@ -111,7 +114,7 @@ function history(
         completedAt: call.completedAt,
         determinate: !indeterminate,
         answer,
-        outcome: String(answer.status),
+        noAnswer: undefined,
         earliest: T0 + call.invokedAt - 1000,
       });
     }
@@ -139,7 +142,7 @@ function history(
         modifiedDate: before,
         deletedDate: before,
       },
-      outcome: '200',
+      noAnswer: undefined,
       earliest: T0 - 2 * 86_400_000,
     });
   }
@@ -195,17 +198,23 @@ for (const records of [1, 20]) {
     ] as const) {
       const next = random(records * 1000 + perRecord);
       const calls = Array.from({ length: records }, (_, r) =>
-        history(
-          { guid: `record-${r}`, kind: 'employee', label: `employee ${r}` },
-          perRecord,
-          next,
-          variant,
-        ),
+        history({ guid: `record-${r}`, kind: 'employee' }, perRecord, next, variant),
       ).flat();
       calls.sort((a, b) => a.invokedAt - b.invokedAt);
-      const verdict = checkHistory(calls, () => [START]);
+      const requests = calls.map((c) => ({
+        method: 'PUT',
+        path: `/${c.record.guid}`,
+        headers: {},
+      }));
+      /** The check, then, for a failure, the report's words for it (as the group does). */
+      const check = () => {
+        const verdict = checkHistory(calls, () => [START]);
+        if (verdict.kind === 'not-linearizable') raceReport(calls, requests, verdict);
+        return verdict;
+      };
+      const verdict = check();
       const expected = variant === 'one answer impossible' ? 'not-linearizable' : 'linearizable';
-      const checker = time(() => checkHistory(calls, () => [START]));
+      const checker = time(check);
       const baseline = time(() => sequential(calls));
       const ratio = checker / baseline;
       const ok =

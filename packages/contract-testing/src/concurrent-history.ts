@@ -1,35 +1,44 @@
 // The history of one case of the concurrent group, checked: the calls are split by the record
 // they change (calls on different records commute, so a history is linearizable when each
 // record's is: P-compositionality), each record's calls are searched for an order its model
-// accepts, and a failure is explained in the domain's words from the deepest point the search
-// reached, with the calls that cannot be ordered marked.
-import { checkLinearizable, DEFAULT_MAX_STEPS } from './linearizability.js';
+// accepts, and a failure is told as data (race-report.ts words it): the race it shows when it is
+// one of those a sentence says best, the deepest point the search reached, the calls that cannot
+// be ordered.
 import {
+  type Blocked,
+  checkLinearizable,
+  DEFAULT_MAX_STEPS,
+  type SequentialModel,
+  type TimedCall,
+} from './linearizability.js';
+import {
+  ANY_RECORD_STATES,
   type ChangeAnswer,
   type ChangeKind,
-  describeState,
+  type RecordCall,
   type RecordModelState,
   recordModel,
 } from './record-model.js';
 
-/** A record a case changes, as a report names it. */
+/** A record that a case of the concurrent group changes. */
 export interface RaceRecord {
-  readonly guid: string;
   readonly kind: 'employee' | 'shift';
-  /** `employee 6a2b9c4d-… (PAYROLL:10042)`. */
-  readonly label: string;
+  readonly guid: string;
+  /** Its external id (`PAYROLL:10042`), when it has one. */
+  readonly externalId?: string;
 }
 
 /** Where a call of a case was sent: the sequential prefix, a branch, or the suffix. */
-export type Phase = 'prefix' | 'branch' | 'suffix';
+export type RacePhase = 'prefix' | 'branch' | 'suffix';
 
 /** One call of a case's history. */
 export interface HistoryCall {
-  readonly phase: Phase;
+  readonly phase: RacePhase;
   /** 0 for the prefix and the suffix (the main connection); the branch's number (1, 2, …). */
   readonly lane: number;
   readonly record: RaceRecord;
   readonly kind: ChangeKind;
+  /** Whether its path names the record by external id (by GUID otherwise). */
   readonly byExternalId: boolean;
   /** When it was sent, ms from the case's start (a monotonic clock). */
   readonly invokedAt: number;
@@ -37,44 +46,58 @@ export interface HistoryCall {
   readonly completedAt: number | undefined;
   /** Whether its answer says if the change happened (not a 5xx, a timeout, a dropped connection). */
   readonly determinate: boolean;
-  /** What the answer said, for the model (undefined when no answer came). */
+  /** What its answer said (a 503's included); undefined when none came. */
   readonly answer: ChangeAnswer | undefined;
-  /** The answer in a few words: `200 deleted true, …`, `503 STORAGE_UNAVAILABLE`, `no answer: …`. */
-  readonly outcome: string;
+  /** Why no answer came (a dropped connection, a timeout); undefined when one did. */
+  readonly noAnswer: string | undefined;
   /** The earliest its change can have happened, by the target's clock (ms since the epoch). */
   readonly earliest: number;
+}
+
+/**
+ * A race a sentence says best, between two calls of a history (their indices): an archive (or a
+ * delete) lost, found undone by a later call; two unarchives both answered 200; two archives or
+ * deletes that answered different deletedDates.
+ */
+export interface NamedRace {
+  readonly kind: 'change-lost' | 'unarchived-twice' | 'deleted-dates-differ';
+  /** The two calls, in the history's order (for `change-lost`: the change, then the call after it). */
+  readonly calls: readonly [number, number];
 }
 
 /** The outcome of {@link checkHistory}. */
 export type HistoryVerdict =
   | {
       readonly kind: 'linearizable';
-      /** Every state each record may be in after the case. */
+      /**
+       * Every state each record may be in after the case; those the model knows nothing of
+       * (`ANY_RECORD_STATES`) when the bound ended the search before it found them all.
+       */
       readonly finalStates: ReadonlyMap<string, readonly RecordModelState[]>;
+      /** The calls with an answer that changed their record in the order found, as indices. */
+      readonly changed: readonly number[];
       readonly steps: number;
     }
-  | {
-      readonly kind: 'not-linearizable';
-      readonly record: RaceRecord;
-      /** One sentence: why no order fits. */
-      readonly summary: string;
-      /** The furthest order found and why nothing can come after it. */
-      readonly detail: string;
-      /** Indices of the calls that cannot be ordered. */
-      readonly marked: readonly number[];
-      readonly steps: number;
-    }
+  | NotLinearizable
   | { readonly kind: 'undecided'; readonly record: RaceRecord; readonly steps: number };
 
-/** A branch's letter: branch 1 is A. */
-export const branchLetter = (lane: number) => String.fromCharCode(64 + lane);
-
-/** A call as the explanations name it: `#3 unarchive (branch A)`. */
-export function callName(calls: readonly HistoryCall[], index: number): string {
-  const call = calls[index] as HistoryCall;
-  const how = call.kind === 'unarchive' ? '' : call.byExternalId ? ' by external id' : ' by GUID';
-  const where = call.phase === 'branch' ? `branch ${branchLetter(call.lane)}` : call.phase;
-  return `#${index + 1} ${call.kind}${how} (${where})`;
+/** A history no order fits: the first record whose calls none does, and what the search found. */
+export interface NotLinearizable {
+  readonly kind: 'not-linearizable';
+  readonly record: RaceRecord;
+  /** The record's calls, as indices in the history. */
+  readonly recordCalls: readonly number[];
+  /** The race the history shows, when it is one a sentence says best. */
+  readonly race: NamedRace | undefined;
+  /** The furthest order the search found, as indices in the history. */
+  readonly deepest: readonly number[];
+  /** The record's state after it. */
+  readonly state: RecordModelState;
+  /** Each call that could come next there, and why the model refused its answer. */
+  readonly blocked: readonly Blocked[];
+  /** Indices of the calls that cannot be ordered: the named race's, or the blocked ones. */
+  readonly marked: readonly number[];
+  readonly steps: number;
 }
 
 const overlapsWindow = (call: HistoryCall, from: number, to: number) =>
@@ -104,9 +127,7 @@ function namedRace(
   calls: readonly HistoryCall[],
   indices: readonly number[],
   blocked: readonly number[],
-): { readonly summary: string; readonly marked: readonly number[] } | undefined {
-  const record = (calls[indices[0] as number] as HistoryCall).record;
-  const archived = record.kind === 'shift' ? 'deleted' : 'archived';
+): NamedRace | undefined {
   const at = (i: number) => calls[i] as HistoryCall;
   // The calls that may have changed the record, by what they do.
   const unarchivers = indices.filter((i) => at(i).kind === 'unarchive' && mayChange(at(i)));
@@ -120,7 +141,34 @@ function namedRace(
   const ok200 = (i: number) => at(i).determinate && at(i).answer?.status === 200;
   const archivedBy = (i: number) =>
     ok200(i) && at(i).kind !== 'unarchive' && at(i).answer?.deleted === true;
-  // The pairs with a blocked call, each once, in the history's order.
+  const pairs = pairsWith(blocked, indices);
+  for (const [a, b] of pairs) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (!archivedBy(x) || at(y).invokedAt <= (at(x).completedAt as number)) continue;
+      if (!showsNotArchived(at(y), at(x)) || between(x, y, unarchivers)) continue;
+      return { kind: 'change-lost', calls: [x, y] };
+    }
+  }
+  for (const [a, b] of pairs) {
+    const unarchives = at(a).kind === 'unarchive' && at(b).kind === 'unarchive';
+    if (unarchives && ok200(a) && ok200(b) && !between(a, b, archivers)) {
+      return { kind: 'unarchived-twice', calls: [a, b] };
+    }
+  }
+  for (const [a, b] of pairs) {
+    const differ = at(a).answer?.deletedDate !== at(b).answer?.deletedDate;
+    if (archivedBy(a) && archivedBy(b) && differ && !between(a, b, unarchivers)) {
+      return { kind: 'deleted-dates-differ', calls: [a, b] };
+    }
+  }
+  return undefined;
+}
+
+/** The pairs of a blocked call and another call of the record, each once, in the history's order. */
+function pairsWith(blocked: readonly number[], indices: readonly number[]): [number, number][] {
   const pairs: [number, number][] = [];
   const seen = new Set<string>();
   for (const x of blocked) {
@@ -131,46 +179,44 @@ function namedRace(
       pairs.push(pair);
     }
   }
-  pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
-  for (const [a, b] of pairs) {
-    for (const [x, y] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      if (!archivedBy(x) || at(y).invokedAt <= (at(x).completedAt as number)) continue;
-      if (!showsNotArchived(at(y), at(x)) || between(x, y, unarchivers)) continue;
-      const what = record.kind === 'shift' ? 'delete' : 'archive';
-      return {
-        summary: `${callName(calls, x)} answered 200 with ${record.label} ${archived}, but ${callName(calls, y)}, sent after that answer, found it not ${archived} (${at(y).outcome}), and no unarchive that could come between them changed it: the ${what} was lost`,
-        marked: [x, y],
-      };
-    }
+  return pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+}
+
+/**
+ * The calls of `order` with an answer that changed the record (archived it or not), replayed
+ * from the first of `initialStates` the model accepts it from.
+ */
+function changesIn(
+  model: SequentialModel<RecordModelState, RecordCall>,
+  initialStates: readonly RecordModelState[],
+  history: readonly TimedCall<RecordCall>[],
+  order: readonly number[],
+): number[] {
+  for (const initial of initialStates) {
+    const changed: number[] = [];
+    let state = initial;
+    const fits = order.every((index) => {
+      const { call, completedAt } = history[index] as TimedCall<RecordCall>;
+      const step = model.step(state, call, completedAt !== undefined);
+      if (!step.ok) return false;
+      if (completedAt !== undefined && step.next.deleted !== state.deleted) changed.push(index);
+      state = step.next;
+      return true;
+    });
+    if (fits) return changed;
   }
-  for (const [a, b] of pairs) {
-    const both = ok200(a) && ok200(b);
-    if (
-      both &&
-      at(a).kind === 'unarchive' &&
-      at(b).kind === 'unarchive' &&
-      !between(a, b, archivers)
-    ) {
-      return {
-        summary: `two unarchives of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, both answered 200: in any order, the second finds the employee not archived and must answer 400 EMPLOYEE_NOT_ARCHIVED`,
-        marked: [a, b],
-      };
-    }
+  return [];
+}
+
+/** The calls of each record, by GUID: indices in the history, in its order. */
+function callsByRecord(calls: readonly HistoryCall[]): Map<string, number[]> {
+  const byRecord = new Map<string, number[]>();
+  for (const [i, call] of calls.entries()) {
+    const indices = byRecord.get(call.record.guid);
+    if (indices === undefined) byRecord.set(call.record.guid, [i]);
+    else indices.push(i);
   }
-  for (const [a, b] of pairs) {
-    const x = at(a).answer?.deletedDate;
-    const y = at(b).answer?.deletedDate;
-    if (!archivedBy(a) || !archivedBy(b) || x === y || between(a, b, unarchivers)) continue;
-    const what = record.kind === 'shift' ? 'deletes' : 'archives';
-    return {
-      summary: `two ${what} of ${record.label}, ${callName(calls, a)} and ${callName(calls, b)}, answered different deletedDates, ${x} and ${y}: in any order, the second finds the ${record.kind} ${archived} and must answer its deletedDate unchanged`,
-      marked: [a, b],
-    };
-  }
-  return undefined;
+  return byRecord;
 }
 
 /**
@@ -181,64 +227,69 @@ function namedRace(
  * @param start - the states each record may be in when the case starts
  * @param options - the bound on the search's steps (for the whole history), and whether the
  *   states each record may end in are wanted
- * @returns linearizable (with the final states), the first record that is not (explained), or
- *   undecided
+ * @returns linearizable (with the final states), the first record that is not (what the search
+ *   found), or undecided
  */
 export function checkHistory(
   calls: readonly HistoryCall[],
   start: (record: RaceRecord) => readonly RecordModelState[],
   { maxSteps = DEFAULT_MAX_STEPS, finalStates = false } = {},
 ): HistoryVerdict {
-  const byRecord = new Map<string, number[]>();
-  for (const [i, call] of calls.entries()) {
-    byRecord.set(call.record.guid, [...(byRecord.get(call.record.guid) ?? []), i]);
-  }
   const finals = new Map<string, readonly RecordModelState[]>();
+  const changed: number[] = [];
   let steps = 0;
-  for (const indices of byRecord.values()) {
+  for (const indices of callsByRecord(calls).values()) {
     const record = (calls[indices[0] as number] as HistoryCall).record;
-    const initial = start(record);
     const history = indices.map((i) => {
       const call = calls[i] as HistoryCall;
       return {
-        call: { kind: call.kind, answer: call.answer, earliest: call.earliest },
+        call: {
+          kind: call.kind,
+          answer: call.determinate ? call.answer : undefined,
+          earliest: call.earliest,
+        },
         invokedAt: call.invokedAt,
         completedAt: call.determinate ? call.completedAt : undefined,
       };
     });
-    const verdict = checkLinearizable(recordModel(record.kind), initial, history, {
+    const model = recordModel(record.kind);
+    const initialStates = start(record);
+    const verdict = checkLinearizable(model, initialStates, history, {
       maxSteps: maxSteps - steps,
       finalStates,
     });
     steps += verdict.steps;
     if (verdict.kind === 'undecided') return { kind: 'undecided', record, steps };
     if (verdict.kind === 'linearizable') {
-      finals.set(record.guid, verdict.finalStates);
+      const complete = verdict.finalStatesComplete || !finalStates;
+      finals.set(record.guid, complete ? verdict.finalStates : ANY_RECORD_STATES);
+      const local = changesIn(model, initialStates, history, verdict.order);
+      changed.push(...local.map((i) => indices[i] as number));
       continue;
     }
     const global = (local: number) => indices[local] as number;
-    const order = verdict.deepest.map((i) => callName(calls, global(i)));
-    const after =
-      order.length === 0
-        ? `At the start the ${record.kind} is ${describeState(record.kind, verdict.state)}`
-        : `The furthest order found is ${order.join(', ')}; after it the ${record.kind} is ${describeState(record.kind, verdict.state)}`;
-    const blocked = verdict.blocked.map((b) => `${callName(calls, global(b.index))} ${b.why}`);
-    const detail = `${after}, and no call can come next: ${blocked.join('; ')}.`;
-    const named = namedRace(
+    const blocked = verdict.blocked.map((b) => ({ index: global(b.index), why: b.why }));
+    const race = namedRace(
       calls,
       indices,
-      verdict.blocked.map((b) => global(b.index)),
+      blocked.map((b) => b.index),
     );
     return {
       kind: 'not-linearizable',
       record,
-      summary:
-        named?.summary ??
-        `no order of the ${indices.length} calls on ${record.label} gives the answers they got`,
-      detail,
-      marked: named?.marked ?? verdict.blocked.map((b) => global(b.index)),
+      recordCalls: indices,
+      race,
+      deepest: verdict.deepest.map(global),
+      state: verdict.state,
+      blocked,
+      marked: race?.calls ?? blocked.map((b) => b.index),
       steps,
     };
   }
-  return { kind: 'linearizable', finalStates: finals, steps };
+  return {
+    kind: 'linearizable',
+    finalStates: finals,
+    changed: changed.sort((a, b) => a - b),
+    steps,
+  };
 }

@@ -10,15 +10,15 @@
 // the last one may have left each record in.
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
+import type { ChangeRole } from './change-evidence.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
-  branchLetter,
   checkHistory,
   type HistoryCall,
-  type Phase,
+  type RacePhase,
   type RaceRecord,
 } from './concurrent-history.js';
-import { type Engine, reseed, sendOn } from './engine.js';
+import { type Engine, sendOn } from './engine.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -28,16 +28,16 @@ import {
 } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
-import { formatRaceTimeline, RaceViolation, raceReport } from './race-report.js';
+import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
 import {
-  type ChangeAnswer,
   type ChangeKind,
+  changeAnswerOf,
   type DateSlot,
-  describeAnswer,
   type RecordModelState,
   UNKNOWN_DATE,
 } from './record-model.js';
 import { type Call, callLine, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
@@ -107,13 +107,17 @@ interface Planned {
   readonly byExternalId: boolean;
 }
 
-/** A call sent, and what came back. */
-interface Sent {
-  readonly planned: Planned;
-  readonly phase: Phase;
+/** Where a call is sent, and what: its phase and lane, the call, its request. */
+interface Where {
+  readonly phase: RacePhase;
   readonly lane: number;
   readonly call: Call;
   readonly request: WireRequest;
+}
+
+/** A call sent, and what came back. */
+interface Sent extends Where {
+  readonly planned: Planned;
   readonly answer: Answer | undefined;
   readonly error: TargetUnavailable | undefined;
   /** The kit's clock when it was sent (ms since the epoch). */
@@ -121,9 +125,6 @@ interface Sent {
   readonly invokedAt: number;
   readonly completedAt: number | undefined;
 }
-
-const labelOf = (record: WorldRecord) =>
-  `${record.kind} ${record.guid}${record.externalId === undefined ? '' : ` (${record.externalId})`}`;
 
 /** The call `how` names on `record`: unarchive, archive by GUID or by external id; delete by either. */
 function resolve(record: WorldRecord, how: number): Planned {
@@ -168,13 +169,15 @@ function describeCase(engine: Engine, plan: Plan): string {
     calls.map((p) => callLine(engine, callOfPlanned(engine, p))).join(', ') || 'nothing';
   return [
     `prefix: ${list(plan.prefix)}`,
-    ...plan.branches.map((calls, i) => `branch ${branchLetter(i + 1)}: ${list(calls)}`),
+    ...plan.branches.map((calls, i) => `${laneName(i + 1)}: ${list(calls)}`),
     `suffix: ${list(plan.suffix)}`,
   ].join('; ');
 }
 
+const roleOf = (kind: ChangeKind): ChangeRole => (kind === 'delete' ? 'deleteShift' : kind);
+
 const callOfPlanned = (engine: Engine, p: Planned): Call => ({
-  role: p.kind === 'delete' ? 'deleteShift' : p.kind,
+  role: roleOf(p.kind),
   context: p.record.restaurant,
   grant: fullGrant(engine),
   id: p.byExternalId ? (p.record.externalId as string) : p.record.guid,
@@ -188,12 +191,7 @@ async function timed(
   engine: Engine,
   via: HttpClient | Connection,
   planned: Planned,
-  where: {
-    readonly phase: Phase;
-    readonly lane: number;
-    readonly call: Call;
-    readonly request: WireRequest;
-  },
+  where: Where,
   t0: number,
 ): Promise<Sent> {
   const sentAt = Date.now();
@@ -217,8 +215,6 @@ async function timed(
   }
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
 /**
  * A sent call as the checker reads it, its answer first held to what holds in any order: the
  * status and body the spec documents; a 200's record, with the seed's fields. A 503 (storage
@@ -241,36 +237,23 @@ function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryC
       ...base,
       determinate: false,
       answer: undefined,
-      outcome: `no answer: ${sent.error?.message}`,
+      noAnswer: String(sent.error?.message),
       earliest: sent.sentAt - CLOCK_SKEW_MS,
     };
   }
   const op = engine.operations[sent.call.role];
   const body = bodyOf(answer);
+  const answered = { ...base, answer: changeAnswerOf(answer.status, body), noAnswer: undefined };
   const earliest = changeTimeOf(answer.response).earliest;
   const documented = op.responses.get('503');
   if (answer.status === 503 && documented !== undefined) {
     answer.matches(documented);
-    return {
-      ...base,
-      determinate: false,
-      answer: undefined,
-      outcome: `503 ${text(body.code) ?? ''}`.trim(),
-      earliest,
-    };
+    return { ...answered, determinate: false, earliest };
   }
   answer.documented(op);
   if (answer.status === 200)
     checkRecordBody(answer, body, planned.record, { rule: 'record-fields' });
-  const said: ChangeAnswer = {
-    status: answer.status,
-    ...(text(body.code) === undefined ? {} : { code: text(body.code) as string }),
-    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
-    ...Object.fromEntries(
-      DATE_FIELDS.flatMap((name) => (text(body[name]) === undefined ? [] : [[name, body[name]]])),
-    ),
-  };
-  return { ...base, determinate: true, answer: said, outcome: describeAnswer(said), earliest };
+  return { ...answered, determinate: true, earliest };
 }
 
 const slot = (value: string | undefined): DateSlot =>
@@ -300,118 +283,194 @@ function knowledgeOf(states: readonly RecordModelState[]): RecordState {
   return { deleted: first.deleted, dates };
 }
 
-/** The concurrent group's property. */
-export function concurrentProperties(engine: Engine): PropertyDefinition[] {
-  const pool = [...engine.world.employees, ...engine.world.shifts];
-  /**
-   * For a live target: the states a record may be in that the knowledge (one state) cannot hold,
-   * kept while the knowledge is the one a case set.
-   */
-  const carried = new Map<
+/**
+ * The states each record may be in when a case starts: for a fresh target, what the knowledge
+ * holds; for a live one, every state the cases before may have left it in.
+ */
+class RecordStarts {
+  readonly #engine: Engine;
+  /** The states the knowledge (one state) cannot hold, kept while it is the one a case set. */
+  readonly #carried = new Map<
     string,
-    { knowledge: RecordState; states: readonly RecordModelState[] }
+    { readonly knowledge: RecordState; readonly states: readonly RecordModelState[] }
   >();
 
-  const startStates = (guid: string): readonly RecordModelState[] => {
-    const known = engine.knowledge.get(guid);
-    const kept = carried.get(guid);
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /** The states the record `guid` may be in now. */
+  of(guid: string): readonly RecordModelState[] {
+    const known = this.#engine.knowledge.get(guid);
+    const kept = this.#carried.get(guid);
     if (known !== undefined && kept?.knowledge === known) return kept.states;
-    const record = engine.world.byGuid.get(guid) as WorldRecord;
+    const record = this.#engine.world.byGuid.get(guid) as WorldRecord;
     return [modelStateOf(known ?? { deleted: record.seedDeleted, dates: { ...record.seedDates } })];
-  };
+  }
 
-  /** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
-  async function runCase(plan: Plan): Promise<'decided' | 'undecided'> {
-    const t0 = performance.now();
-    const sent: Sent[] = [];
-    const prepare = async (planned: Planned, phase: Phase, lane: number) => {
-      const call = callOfPlanned(engine, planned);
-      return { planned, where: { phase, lane, call, request: await callToWire(engine, call) } };
-    };
-    for (const planned of plan.prefix) {
-      const { where } = await prepare(planned, 'prefix', 0);
-      sent.push(await timed(engine, engine.client, planned, where, t0));
-    }
-    const branches = await Promise.all(
-      plan.branches.map((calls, i) => Promise.all(calls.map((p) => prepare(p, 'branch', i + 1)))),
-    );
-    const connections = await Promise.all(
-      plan.branches.map((_, i) => engine.client.connection(i + 1)),
-    );
-    {
-      // Released together: each branch sends its first request in this same turn of the event
-      // loop, then its next one as each answer comes.
-      const done = await Promise.all(
-        branches.map(async (calls, i) => {
-          const out: Sent[] = [];
-          for (const { planned, where } of calls) {
-            const one = await timed(engine, connections[i] as Connection, planned, where, t0);
-            out.push(one);
-            if (one.answer === undefined) break; // its connection is gone, and the branch with it
-          }
-          return out;
-        }),
-      );
-      sent.push(...done.flat());
-    }
-    for (const planned of plan.suffix) {
-      const { where } = await prepare(planned, 'suffix', 0);
-      sent.push(await timed(engine, engine.client, planned, where, t0));
-    }
-    sent.sort((a, b) => a.invokedAt - b.invokedAt);
-
-    let decided = false;
-    try {
-      const records = new Map<string, RaceRecord>();
-      const calls = sent.map((s) => {
-        const { record } = s.planned;
-        const raced = records.get(record.guid) ?? {
-          guid: record.guid,
-          kind: record.kind,
-          label: labelOf(record),
-        };
-        records.set(record.guid, raced);
-        return historyCallOf(engine, s, raced);
-      });
-      engine.coverage.checked('linearizable');
-      const verdict = checkHistory(calls, (record) => startStates(record.guid), {
-        finalStates: engine.fresh === undefined,
-      });
-      if (verdict.kind === 'undecided') return 'undecided';
-      if (verdict.kind === 'not-linearizable') {
-        const report = raceReport(
-          calls,
-          sent.map((s) => s.request),
-          verdict,
-        );
-        throw new RaceViolation(
-          [`${verdict.summary}.`, verdict.detail, ...formatRaceTimeline(report)].join('\n'),
-          report,
-        );
-      }
-      for (const [guid, states] of verdict.finalStates) {
-        const knowledge = knowledgeOf(states);
-        engine.knowledge.set(guid, knowledge);
-        if (states.length > 1) carried.set(guid, { knowledge, states });
-        else carried.delete(guid);
-      }
-      decided = true;
-      return 'decided';
-    } finally {
-      if (!decided) {
-        // No order fits (or none was found): the suffix's answers say what the records are now.
-        for (const s of sent) {
-          carried.delete(s.planned.record.guid);
-          if (s.phase === 'suffix' && s.answer !== undefined) {
-            observe(engine, engine.knowledge, s.call, s.answer.response);
-          }
-        }
-      }
+  /** After a case an order fits: each record may be in every state such an order leaves it in. */
+  settle(finalStates: ReadonlyMap<string, readonly RecordModelState[]>): void {
+    for (const [guid, states] of finalStates) {
+      const knowledge = knowledgeOf(states);
+      this.#engine.knowledge.set(guid, knowledge);
+      if (states.length > 1) this.#carried.set(guid, { knowledge, states });
+      else this.#carried.delete(guid);
     }
   }
 
+  /** After a case no order fits (or none was found): the suffix's answers say what the records are. */
+  readSuffix(sent: readonly Sent[]): void {
+    for (const s of sent) {
+      this.#carried.delete(s.planned.record.guid);
+      if (s.phase === 'suffix' && s.answer !== undefined) {
+        observe(this.#engine, this.#engine.knowledge, s.call, s.answer.response);
+      }
+    }
+  }
+}
+
+/** A call of a case with its request made, ready to send. */
+interface Prepared {
+  readonly planned: Planned;
+  readonly where: Where;
+}
+
+async function prepare(
+  engine: Engine,
+  planned: Planned,
+  phase: RacePhase,
+  lane: number,
+): Promise<Prepared> {
+  const call = callOfPlanned(engine, planned);
+  return { planned, where: { phase, lane, call, request: await callToWire(engine, call) } };
+}
+
+/**
+ * The branches, released together: each sends its first request in the same turn of the event
+ * loop, then its next one as each answer comes, on its own connection.
+ */
+async function releaseBranches(
+  engine: Engine,
+  branches: readonly (readonly Prepared[])[],
+  connections: readonly Connection[],
+  t0: number,
+): Promise<Sent[]> {
+  const done = await Promise.all(
+    branches.map(async (calls, i) => {
+      const out: Sent[] = [];
+      for (const { planned, where } of calls) {
+        const one = await timed(engine, connections[i] as Connection, planned, where, t0);
+        out.push(one);
+        if (one.answer === undefined) break; // its connection is gone, and the branch with it
+      }
+      return out;
+    }),
+  );
+  return done.flat();
+}
+
+/** Sends a case: the prefix in order, the branches at once, then the suffix; in the order sent. */
+async function sendCase(engine: Engine, plan: Plan): Promise<Sent[]> {
+  const t0 = performance.now();
+  const sent: Sent[] = [];
+  for (const planned of plan.prefix) {
+    const { where } = await prepare(engine, planned, 'prefix', 0);
+    sent.push(await timed(engine, engine.client, planned, where, t0));
+  }
+  const branches = await Promise.all(
+    plan.branches.map((calls, i) =>
+      Promise.all(calls.map((p) => prepare(engine, p, 'branch', i + 1))),
+    ),
+  );
+  const connections = await Promise.all(
+    plan.branches.map((_, i) => engine.client.connection(i + 1)),
+  );
+  sent.push(...(await releaseBranches(engine, branches, connections, t0)));
+  for (const planned of plan.suffix) {
+    const { where } = await prepare(engine, planned, 'suffix', 0);
+    sent.push(await timed(engine, engine.client, planned, where, t0));
+  }
+  return sent.sort((a, b) => a.invokedAt - b.invokedAt);
+}
+
+/** The calls sent, as the checker reads them: one {@link RaceRecord} per record. */
+function historyOf(engine: Engine, sent: readonly Sent[]): HistoryCall[] {
+  const records = new Map<string, RaceRecord>();
+  return sent.map((s) => {
+    const { record } = s.planned;
+    const raced = records.get(record.guid) ?? {
+      kind: record.kind,
+      guid: record.guid,
+      ...(record.externalId === undefined ? {} : { externalId: record.externalId }),
+    };
+    records.set(record.guid, raced);
+    return historyCallOf(engine, s, raced);
+  });
+}
+
+/** The end of a call's interval: when it was answered, or never for an indeterminate one. */
+const endOf = (call: HistoryCall) =>
+  call.determinate ? (call.completedAt as number) : Number.POSITIVE_INFINITY;
+
+/**
+ * Counts each branch call as reaching its record, and each of `changed` (the calls that changed
+ * their record in the order found) that is a branch call and overlapped another call of its
+ * record as a raced change.
+ */
+function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: readonly number[]) {
+  for (const call of calls) {
+    if (call.phase === 'branch') engine.coverage.reachedRecord(roleOf(call.kind), false);
+  }
+  for (const i of changed) {
+    const call = calls[i] as HistoryCall;
+    if (call.phase !== 'branch') continue;
+    const raced = calls.some(
+      (other, j) =>
+        j !== i &&
+        other.record.guid === call.record.guid &&
+        other.invokedAt < endOf(call) &&
+        call.invokedAt < endOf(other),
+    );
+    if (raced) engine.coverage.changedRecord(roleOf(call.kind));
+  }
+}
+
+/** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
+async function runCase(
+  engine: Engine,
+  starts: RecordStarts,
+  plan: Plan,
+): Promise<'decided' | 'undecided'> {
+  const sent = await sendCase(engine, plan);
+  let decided = false;
+  try {
+    const calls = historyOf(engine, sent);
+    engine.coverage.checked('linearizable');
+    const verdict = checkHistory(calls, (record) => starts.of(record.guid), {
+      finalStates: engine.fresh === undefined,
+    });
+    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
+    if (verdict.kind === 'undecided') return 'undecided';
+    if (verdict.kind === 'not-linearizable') {
+      const requests = sent.map((s) => s.request);
+      const report = raceReport(calls, requests, verdict);
+      throw new RaceViolation(
+        [`${report.summary}.`, report.detail, ...formatRaceTimeline(report)].join('\n'),
+        report,
+      );
+    }
+    starts.settle(verdict.finalStates);
+    decided = true;
+    return 'decided';
+  } finally {
+    if (!decided) starts.readSuffix(sent);
+  }
+}
+
+/** The cases over the records of `pool`, each printed (in a counterexample) as its HTTP calls. */
+function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Plan> {
   const callArb = fc.record({ record: fc.nat({ max: 1 }), how: fc.nat({ max: 2 }) });
-  const caseArb = new RaceCaseArbitrary(
+  return new RaceCaseArbitrary(
     fc.record({
       records: fc.uniqueArray(fc.nat({ max: Math.max(0, pool.length - 1) }), {
         minLength: 1,
@@ -428,7 +487,13 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
     const plan = planOf(pool, raceCase);
     return Object.assign(plan, { [fc.toStringMethod]: () => describeCase(engine, plan) });
   });
+}
 
+/** The concurrent group's property. */
+export function concurrentProperties(engine: Engine): PropertyDefinition[] {
+  const pool = [...engine.world.employees, ...engine.world.shifts];
+  const starts = new RecordStarts(engine);
+  const plans = planArb(engine, pool);
   const races: PropertyDefinition = {
     name: 'concurrent.races',
     group: 'concurrent',
@@ -437,16 +502,16 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
     ...(pool.length > 0 ? {} : { notApplicable: 'the seed has no employees or shifts' }),
     build: (trial: Trial) =>
       fc.asyncProperty(
-        caseArb,
+        plans,
         trial.predicate({ fresh: true }, async (plan) => {
           const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
           for (let attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
-              engine.client.startRun();
               await reseed(engine);
+              engine.client.startRun();
               engine.runStart = cloneKnowledge(engine.knowledge);
             }
-            if ((await runCase(plan)) === 'undecided') trial.undecided++;
+            if ((await runCase(engine, starts, plan)) === 'undecided') trial.undecided++;
           }
         }),
       ),

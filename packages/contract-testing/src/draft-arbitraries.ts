@@ -107,115 +107,137 @@ const errorPathOf = (location: ParameterLocation, name: string) =>
 /** The request body limit (the spec's description, "Limits": 16 KiB). */
 const BODY_LIMIT_BYTES = 16 * 1024;
 
-export function defectArb(spec: Spec, op: SpecOperation): fc.Arbitrary<Defect> {
+/** A request the spec's validation refuses: 400 `VALIDATION_FAILED` naming `errorPath`. */
+const validationDefect = (
+  apply: Defect['apply'],
+  errorPath: string,
+  rule: RuleName = 'invalid-refused',
+): Defect => ({ apply, rule, status: 400, code: 'VALIDATION_FAILED', errorPath });
+
+/** A parameter's defects: a value it does not take, a path's bad encoding, a required one left out. */
+function parameterDefectArbs(spec: Spec, p: SpecParameter): fc.Arbitrary<Defect>[] {
+  // A path parameter names the record: a value it does not take is a malformed identifier.
+  const rule: RuleName = p.in === 'path' ? 'malformed-identifier' : 'invalid-refused';
+  const errorPath = errorPathOf(p.in, p.name);
+  const invalid = (value: Value) =>
+    validationDefect((draft) => setValue(draft, p, value), errorPath, rule);
   const arbs: fc.Arbitrary<Defect>[] = [];
-  const invalidParameter = (p: SpecParameter, value: Value): Defect => ({
-    apply: (draft) => setValue(draft, p, value),
-    // A path parameter names the record: a value it does not take is a malformed identifier.
-    rule: p.in === 'path' ? 'malformed-identifier' : 'invalid-refused',
-    status: 400,
-    code: 'VALIDATION_FAILED',
-    errorPath: errorPathOf(p.in, p.name),
-  });
-  for (const p of op.parameters) {
-    const invalid = invalidTextArb(spec, p);
-    if (invalid !== undefined) arbs.push(invalid.map((text) => invalidParameter(p, { text })));
-    if (p.in === 'path' && invalid !== undefined) {
-      arbs.push(badEncodingArb.map((text) => invalidParameter(p, { text, raw: true })));
-    }
-    if (p.in !== 'path' && p.required) {
-      arbs.push(
-        fc.constant<Defect>({
-          apply: (draft) => setValue(draft, p, undefined),
-          rule: 'invalid-refused',
-          status: 400,
-          code: 'VALIDATION_FAILED',
-          errorPath: errorPathOf(p.in, p.name),
-        }),
-      );
-    }
+  const invalidText = invalidTextArb(spec, p);
+  if (invalidText !== undefined) arbs.push(invalidText.map((text) => invalid({ text })));
+  if (p.in === 'path' && invalidText !== undefined) {
+    arbs.push(badEncodingArb.map((text) => invalid({ text, raw: true })));
   }
+  if (p.in !== 'path' && p.required) {
+    arbs.push(fc.constant(validationDefect((draft) => setValue(draft, p, undefined), errorPath)));
+  }
+  return arbs;
+}
+
+/** A query parameter the operation does not declare. */
+function undeclaredQueryArb(op: SpecOperation): fc.Arbitrary<Defect> {
   const declared = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name));
-  arbs.push(
-    fc
-      .tuple(
-        fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/).filter((name) => !declared.has(name)),
-        fc.string({ unit: 'grapheme', maxLength: 10 }),
-      )
-      .map(
-        ([name, text]): Defect => ({
-          apply: (draft) => ({ ...draft, extraQuery: [...draft.extraQuery, [name, text]] }),
-          rule: 'invalid-refused',
-          status: 400,
-          code: 'VALIDATION_FAILED',
-          errorPath: errorPathOf('query', name),
-        }),
-      ),
-  );
-  const mediaTypes = op.requestMediaTypes;
-  if (mediaTypes !== undefined) {
-    const documented = new Set(mediaTypes.map((m) => m.toLowerCase()));
-    arbs.push(
-      fc
-        .oneof(
-          fc.constant(undefined),
-          fc.constantFrom(
-            'text/plain',
-            'application/xml',
-            'application/x-www-form-urlencoded',
-            'multipart/form-data; boundary=x',
-            'application/json-patch+json',
-            '*/*',
-            'json',
-          ),
-          fc
-            .tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,16}$/))
-            .map(([type, subtype]) => `${type}/${subtype}`),
-        )
-        .filter((t) => t === undefined || !documented.has(t.split(';')[0]?.trim() ?? ''))
-        .map(
-          (contentType): Defect => ({
-            apply: (draft) => ({ ...draft, contentType }),
-            rule: 'invalid-refused',
-            status: 415,
-            code: 'UNSUPPORTED_MEDIA_TYPE',
-          }),
-        ),
-      fc
-        .oneof(
-          fc.constantFrom('{', '{"a":', 'undefined', "{'a':1}", 'nul', '[1,]', ' '),
-          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
-        )
-        .filter((text) => {
-          try {
-            JSON.parse(text);
-            return false;
-          } catch {
-            return true;
-          }
-        })
-        .map(
-          (body): Defect => ({
-            apply: (draft) => ({ ...draft, contentType: mediaTypes[0], body }),
-            rule: 'invalid-refused',
-            status: 400,
-            code: 'MALFORMED_JSON',
-          }),
-        ),
-      fc.integer({ min: BODY_LIMIT_BYTES + 1, max: BODY_LIMIT_BYTES + 4096 }).map(
-        (size): Defect => ({
-          apply: (draft) => ({
-            ...draft,
-            contentType: mediaTypes[0],
-            body: JSON.stringify({ padding: 'x'.repeat(size) }),
-          }),
-          rule: 'invalid-refused',
-          status: 413,
-          code: 'PAYLOAD_TOO_LARGE',
-        }),
+  return fc
+    .tuple(
+      fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/).filter((name) => !declared.has(name)),
+      fc.string({ unit: 'grapheme', maxLength: 10 }),
+    )
+    .map(([name, text]) =>
+      validationDefect(
+        (draft) => ({ ...draft, extraQuery: [...draft.extraQuery, [name, text]] }),
+        errorPathOf('query', name),
       ),
     );
+}
+
+/** A body's media type the operation does not take (or none): 415. */
+function unsupportedMediaTypeArb(mediaTypes: readonly string[]): fc.Arbitrary<Defect> {
+  const documented = new Set(mediaTypes.map((m) => m.toLowerCase()));
+  return fc
+    .oneof(
+      fc.constant(undefined),
+      fc.constantFrom(
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json-patch+json',
+        '*/*',
+        'json',
+      ),
+      fc
+        .tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,16}$/))
+        .map(([type, subtype]) => `${type}/${subtype}`),
+    )
+    .filter((t) => t === undefined || !documented.has(t.split(';')[0]?.trim() ?? ''))
+    .map(
+      (contentType): Defect => ({
+        apply: (draft) => ({ ...draft, contentType }),
+        rule: 'invalid-refused',
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      }),
+    );
+}
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
+};
+
+/** A body that is not JSON, sent as `contentType`: 400 `MALFORMED_JSON`. */
+const malformedJsonArb = (contentType: string | undefined): fc.Arbitrary<Defect> =>
+  fc
+    .oneof(
+      fc.constantFrom('{', '{"a":', 'undefined', "{'a':1}", 'nul', '[1,]', ' '),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+    )
+    .filter((text) => !isJson(text))
+    .map(
+      (body): Defect => ({
+        apply: (draft) => ({ ...draft, contentType, body }),
+        rule: 'invalid-refused',
+        status: 400,
+        code: 'MALFORMED_JSON',
+      }),
+    );
+
+/** A JSON body over the limit, sent as `contentType`: 413. */
+const oversizedBodyArb = (contentType: string | undefined): fc.Arbitrary<Defect> =>
+  fc.integer({ min: BODY_LIMIT_BYTES + 1, max: BODY_LIMIT_BYTES + 4096 }).map(
+    (size): Defect => ({
+      apply: (draft) => ({
+        ...draft,
+        contentType,
+        body: JSON.stringify({ padding: 'x'.repeat(size) }),
+      }),
+      rule: 'invalid-refused',
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    }),
+  );
+
+/**
+ * What can be wrong with a request of `op`, field by field, each with the answer it must get: a
+ * parameter, an undeclared query parameter and, for an operation that takes a body, the media
+ * type, the JSON and the size.
+ */
+export function defectArb(spec: Spec, op: SpecOperation): fc.Arbitrary<Defect> {
+  const mediaTypes = op.requestMediaTypes;
+  const arbs = [
+    ...op.parameters.flatMap((p) => parameterDefectArbs(spec, p)),
+    undeclaredQueryArb(op),
+    ...(mediaTypes === undefined
+      ? []
+      : [
+          unsupportedMediaTypeArb(mediaTypes),
+          malformedJsonArb(mediaTypes[0]),
+          oversizedBodyArb(mediaTypes[0]),
+        ]),
+  ];
   return fc
     .oneof(...arbs)
     .map((defect) =>

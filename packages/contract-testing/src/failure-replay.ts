@@ -2,11 +2,12 @@
 // to the state the run started from, its records only, then the run's requests as curl commands,
 // each with the answer the target gave), and by the kit itself, which first brings the target back
 // to the state the run started from.
-import { branchLetter } from './concurrent-history.js';
-import { type Engine, reseed, send } from './engine.js';
+import { type Engine, send } from './engine.js';
 import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
+import { laneName } from './race-report.js';
 import { type Call, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import type { Role } from './state-table-operations.js';
 import { type Knowledge, seedKnowledge, type WorldRecord } from './world.js';
@@ -136,11 +137,7 @@ export async function replayOf(engine: Engine, failure: FailedRun): Promise<stri
     replay.push('# The prefix, in order:', ...failure.transcript.slice(0, first).map(line));
   replay.push('# The branches, sent at once, each on its own connection:');
   for (const [branch, exchanges] of [...branches].sort(([a], [b]) => a - b)) {
-    replay.push(
-      '{',
-      ...exchanges.map((e) => `  ${line(e)}`),
-      `} &  # branch ${branchLetter(branch)}`,
-    );
+    replay.push('{', ...exchanges.map((e) => `  ${line(e)}`), `} &  # ${laneName(branch)}`);
   }
   replay.push('wait', '# The suffix, in order:', ...failure.transcript.slice(last + 1).map(line));
   return replay;

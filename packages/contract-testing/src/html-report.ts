@@ -5,7 +5,15 @@
 // what the run covered.
 import type { Report } from './check-api-contract.js';
 import type { PropertyResult } from './property-runner.js';
-import { laneNames, type RaceReport } from './race-report.js';
+import {
+  barLabel,
+  callWhat,
+  laneNames,
+  outcomeText,
+  type RaceCallReport,
+  type RaceReport,
+  requestLine,
+} from './race-report.js';
 import { countsOf, seconds } from './report-format.js';
 
 const html = (text: string) =>
@@ -74,27 +82,28 @@ function timeline(race: RaceReport): string {
     );
   }
   for (const call of race.calls) {
-    const y = top + call.lane * laneHeight + 7;
     const from = x(call.sentMs);
     const to = x(call.answeredMs ?? end);
-    const classes = ['call', call.marked ? 'marked' : '', call.determinate ? '' : 'indeterminate']
-      .filter(Boolean)
-      .join(' ');
-    const status = call.outcome.split(' ')[0];
-    const label = `#${call.number} ${call.call.split(' of ')[0]} → ${status}${call.marked ? ' ✘' : ''}`;
-    const title = `#${call.number} ${call.call}\n${call.request}\nsent ${call.sentMs} ms, ${call.answeredMs === undefined ? 'no answer' : `answered ${call.answeredMs} ms`}\n${call.outcome}`;
-    parts.push(
-      `<g class="${classes}" data-number="${call.number}" data-lane="${call.lane}"><title>${html(title)}</title><rect x="${from}" y="${y}" width="${Math.max(2, to - from)}" height="24" rx="3"/><text x="${from + 4}" y="${y + 16}">${html(label)}</text></g>`,
-    );
+    parts.push(callBar(call, top + call.lane * laneHeight + 7, from, Math.max(2, to - from)));
   }
   return `<svg class="timeline" viewBox="0 0 ${width} ${height}" role="img" aria-label="the failing history: a lane per connection, a bar per call">${parts.join('')}</svg>`;
+}
+
+/** A call's bar in the timeline, at `y` from `from` (px), with its label and its full text. */
+function callBar(call: RaceCallReport, y: number, from: number, width: number): string {
+  const classes = ['call', call.marked ? 'marked' : '', call.determinate ? '' : 'indeterminate']
+    .filter(Boolean)
+    .join(' ');
+  const answered = call.answeredMs === undefined ? 'no answer' : `answered ${call.answeredMs} ms`;
+  const title = `#${call.number} ${callWhat(call)}\n${requestLine(call)}\nsent ${call.sentMs} ms, ${answered}\n${outcomeText(call)}`;
+  return `<g class="${classes}" data-number="${call.number}" data-lane="${call.lane}"><title>${html(title)}</title><rect x="${from}" y="${y}" width="${width}" height="24" rx="3"/><text x="${from + 4}" y="${y + 16}">${html(barLabel(call))}</text></g>`;
 }
 
 function raceSection(race: RaceReport): string {
   const lanes = laneNames(race);
   const rows = race.calls.map(
     (call) =>
-      `<tr class="call${call.marked ? ' marked' : ''}" data-number="${call.number}"><td>${call.marked ? '✘ ' : ''}#${call.number}</td><td>${html(lanes[call.lane] ?? '')}</td><td>${html(call.call)}</td><td><code>${html(call.request)}</code></td><td class="num">${call.sentMs}</td><td class="num">${call.answeredMs ?? '–'}</td><td>${html(call.outcome)}${call.determinate ? '' : ' <span class="muted">(indeterminate)</span>'}</td></tr>`,
+      `<tr class="call${call.marked ? ' marked' : ''}" data-number="${call.number}"><td>${call.marked ? '✘ ' : ''}#${call.number}</td><td>${html(lanes[call.lane] ?? '')}</td><td>${html(callWhat(call))}</td><td><code>${html(requestLine(call))}</code></td><td class="num">${call.sentMs}</td><td class="num">${call.answeredMs ?? '–'}</td><td>${html(outcomeText(call))}${call.determinate ? '' : ' <span class="muted">(indeterminate)</span>'}</td></tr>`,
   );
   return `<div class="race" data-race>
 <p class="explanation" id="explanation">${html(race.summary)}.</p>
@@ -151,11 +160,20 @@ function coverageSection(report: Report): string {
     (u) =>
       `<tr><td>${html(u.operationId)}</td><td>${html(u.status)}</td><td>${html(u.reason ?? 'reachable, and this run did not provoke it')}</td></tr>`,
   );
+  const changes = Object.entries(coverage.changes).flatMap(([property, byOperation]) =>
+    Object.entries(byOperation).map(
+      ([id, count]) =>
+        `<tr><td>${html(property)}</td><td>${html(id)}</td><td class="num">${count.changed}</td><td class="num">${count.reached}</td></tr>`,
+    ),
+  );
+  const thin = coverage.thinEvidence.map((t) => `<li>${html(t.message)}</li>`);
   return `<h2>Coverage</h2>
 <p class="muted">Answers by operation and status (–: declared, never seen).</p>
 <table class="coverage"><thead><tr><th>operation</th>${statuses.map((s) => `<th>${s}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <details><summary>rules checked (answers held to each)</summary><table><tbody>${rules.join('')}</tbody></table></details>
-${unseen.length === 0 ? '' : `<details><summary>declared, never seen</summary><table><tbody>${unseen.join('')}</tbody></table></details>`}`;
+${unseen.length === 0 ? '' : `<details><summary>declared, never seen</summary><table><tbody>${unseen.join('')}</tbody></table></details>`}
+${changes.length === 0 ? '' : `<details><summary>changes run against a record they change (in concurrent.races: raced)</summary><table><thead><tr><th>property</th><th>operation</th><th>changed</th><th>reached</th></tr></thead><tbody>${changes.join('')}</tbody></table></details>`}
+${thin.length === 0 ? '' : `<h3>Thin evidence</h3><ul class="thin">${thin.join('')}</ul>`}`;
 }
 
 /**

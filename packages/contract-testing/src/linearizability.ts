@@ -5,8 +5,9 @@
 // which keeps a history of a few overlapping calls at a time linear in its length. A call whose
 // answer does not say whether it took effect (indeterminate) completes at infinity: it may be put
 // anywhere after its invocation, any answer accepted, or nowhere (taking effect after every other
-// call is the same as never, for what the history shows). The work is bounded: past `maxSteps`
-// model steps the history is undecided, never passed.
+// call and not at all look the same in the history). The work is bounded: past `maxSteps` model
+// steps a history no order was found for is undecided, never passed; one an order was found for is
+// linearizable, its final states those found by then.
 
 /** One call of a history, as the checker sees it. */
 export interface TimedCall<C> {
@@ -17,9 +18,13 @@ export interface TimedCall<C> {
   readonly completedAt: number | undefined;
 }
 
-/** What the model says of one call in one state: why it refuses, in words made when asked. */
-export type ModelStep<S> =
-  | { readonly ok: true; readonly next: S }
+/**
+ * What the model says of one call in one state, or of one part of it (a date the answer shows):
+ * accepted, with what follows (the state after it, or the part's new value), or refused, with why
+ * in words made when asked.
+ */
+export type ModelStep<T> =
+  | { readonly ok: true; readonly next: T }
   | { readonly ok: false; readonly why: () => string };
 
 /** The sequential model the history is held to. */
@@ -59,6 +64,11 @@ export type Linearizability<S> =
       readonly order: readonly number[];
       /** With `finalStates`: every state an order that fits ends in (deduplicated). */
       readonly finalStates: readonly S[];
+      /**
+       * Whether `finalStates` holds every such state: with `finalStates`, unless the bound on
+       * the steps ended the search after an order was found (they are then those found by then).
+       */
+      readonly finalStatesComplete: boolean;
       readonly steps: number;
     }
   | {
@@ -119,6 +129,153 @@ function orderOf<S>(frame: Frame<S>): number[] {
 }
 
 /**
+ * One search of a history, over every initial state: the memo of the nodes seen, the orders that
+ * fit (the first, and the final states), the deepest dead end, and the steps taken.
+ */
+class OrderSearch<S, C> {
+  readonly #model: SequentialModel<S, C>;
+  readonly #history: readonly TimedCall<C>[];
+  /** When each call completed; an indeterminate one at infinity. */
+  readonly #completed: readonly number[];
+  readonly #determinate: readonly boolean[];
+  readonly #determinateCount: number;
+  readonly #maxSteps: number;
+  readonly #allOrders: boolean;
+  readonly #seen = new Set<string>();
+  readonly #finals = new Map<string, S>();
+  #steps = 0;
+  /** Set when the bound on the steps ended the search. */
+  #bounded = false;
+  /** The first node where every determinate call is done: an order that fits. */
+  #first: Frame<S> | undefined;
+  /** The deepest node from which no call could go on. */
+  #deepest: Frame<S> | undefined;
+
+  constructor(
+    model: SequentialModel<S, C>,
+    history: readonly TimedCall<C>[],
+    maxSteps: number,
+    allOrders: boolean,
+  ) {
+    this.#model = model;
+    this.#history = history;
+    this.#completed = history.map((h) => h.completedAt ?? Number.POSITIVE_INFINITY);
+    this.#determinate = history.map((h) => h.completedAt !== undefined);
+    this.#determinateCount = this.#determinate.filter(Boolean).length;
+    this.#maxSteps = maxSteps;
+    this.#allOrders = allOrders;
+  }
+
+  /** Whether the search is over: an order found, and no more wanted. */
+  get done(): boolean {
+    return this.#first !== undefined && !this.#allOrders;
+  }
+
+  /**
+   * Searches the orders from `initial`, depth first, each node once; false when the bound on
+   * the steps is reached.
+   */
+  explore(initial: S): boolean {
+    const stack: Frame<S>[] = [];
+    this.#enter(stack, undefined, -1, initial);
+    while (stack.length > 0 && !this.done) {
+      const frame = stack[stack.length - 1] as Frame<S>;
+      const index = frame.candidates[frame.next];
+      if (index === undefined) {
+        stack.pop();
+        // A dead end: the deepest one explains the history best.
+        if (frame.refused.length > 0 && frame.depth > (this.#deepest?.depth ?? -1)) {
+          this.#deepest = frame;
+        }
+        continue;
+      }
+      frame.next++;
+      if (this.#steps === this.#maxSteps) {
+        this.#bounded = true;
+        return false;
+      }
+      this.#steps++;
+      const call = (this.#history[index] as TimedCall<C>).call;
+      const step = this.#model.step(frame.state, call, this.#determinate[index] as boolean);
+      if (step.ok) this.#enter(stack, frame, index, step.next);
+      else frame.refused.push({ index, why: step.why });
+    }
+    return true;
+  }
+
+  /**
+   * The verdict once every initial state is explored, an order found, or the bound reached: an
+   * order found is never undecided.
+   */
+  verdict(initialStates: readonly S[]): Linearizability<S> {
+    const steps = this.#steps;
+    if (this.#first !== undefined) {
+      return {
+        kind: 'linearizable',
+        order: orderOf(this.#first),
+        finalStates: [...this.#finals.values()],
+        finalStatesComplete: this.#allOrders && !this.#bounded,
+        steps,
+      };
+    }
+    if (this.#bounded) return { kind: 'undecided', steps };
+    const deepest = this.#deepest;
+    if (deepest === undefined) {
+      const state = initialStates[0] as S;
+      return { kind: 'not-linearizable', deepest: [], state, blocked: [], steps };
+    }
+    return {
+      kind: 'not-linearizable',
+      deepest: orderOf(deepest),
+      state: deepest.state,
+      blocked: deepest.refused.map((r) => ({ index: r.index, why: r.why() })),
+      steps,
+    };
+  }
+
+  /** Pushes the node of `index` done from `parent` into `state`, unless the memo has seen it. */
+  #enter(stack: Frame<S>[], parent: Frame<S> | undefined, index: number, state: S): void {
+    const done = parent === undefined ? new Bits(this.#history.length) : parent.done.with(index);
+    const stateKey = this.#model.key(state);
+    const key = `${done.key()}|${stateKey}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    const frame: Frame<S> = {
+      done,
+      state,
+      parent,
+      index,
+      depth: parent === undefined ? 0 : parent.depth + 1,
+      determinateDone:
+        (parent?.determinateDone ?? 0) + (index >= 0 && this.#determinate[index] ? 1 : 0),
+      candidates: this.#candidatesOf(done),
+      next: 0,
+      refused: [],
+    };
+    if (frame.determinateDone === this.#determinateCount) {
+      this.#first ??= frame;
+      this.#finals.set(stateKey, state);
+    }
+    stack.push(frame);
+  }
+
+  /** The calls real time lets come next: invoked no later than the earliest completion left. */
+  #candidatesOf(done: Bits): number[] {
+    const n = this.#history.length;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      const at = this.#completed[i] as number;
+      if (at < earliest && !done.has(i)) earliest = at;
+    }
+    const list: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (!done.has(i) && (this.#history[i] as TimedCall<C>).invokedAt <= earliest) list.push(i);
+    }
+    return list;
+  }
+}
+
+/**
  * Searches for an order of `history` that respects real time and that `model` accepts, from any
  * of `initialStates`.
  *
@@ -127,7 +284,8 @@ function orderOf<S>(frame: Frame<S>): number[] {
  * @param history - the calls, with their invocation and completion times
  * @param options - the bound on the work, and whether every final state is wanted
  * @returns linearizable (an order, and the final states when asked), not linearizable (the
- *   deepest order found and why nothing fits after it), or undecided (the bound reached)
+ *   deepest order found and why nothing fits after it), or undecided (the bound reached before
+ *   any order was found)
  * @example
  * ```ts
  * const verdict = checkLinearizable(registerModel, [0], history, { maxSteps: 10_000 });
@@ -140,101 +298,9 @@ export function checkLinearizable<S, C>(
   history: readonly TimedCall<C>[],
   { maxSteps = DEFAULT_MAX_STEPS, finalStates = false }: CheckOptions = {},
 ): Linearizability<S> {
-  const n = history.length;
-  const completed = history.map((h) => h.completedAt ?? Number.POSITIVE_INFINITY);
-  const determinate = history.map((h) => h.completedAt !== undefined);
-  const determinateCount = determinate.filter(Boolean).length;
-  const seen = new Set<string>();
-  const finals = new Map<string, S>();
-  let steps = 0;
-  let first: Frame<S> | undefined;
-  let deepest: Frame<S> | undefined;
-
-  /** The calls real time lets come next: invoked no later than the earliest completion left. */
-  const candidatesOf = (done: Bits): number[] => {
-    let earliest = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < n; i++) {
-      const at = completed[i] as number;
-      if (at < earliest && !done.has(i)) earliest = at;
-    }
-    const list: number[] = [];
-    for (let i = 0; i < n; i++) {
-      if (!done.has(i) && (history[i] as TimedCall<C>).invokedAt <= earliest) list.push(i);
-    }
-    return list;
-  };
-
+  const search = new OrderSearch(model, history, maxSteps, finalStates);
   for (const initial of initialStates) {
-    const stack: Frame<S>[] = [];
-    const push = (parent: Frame<S> | undefined, index: number, state: S) => {
-      const done = parent === undefined ? new Bits(n) : parent.done.with(index);
-      const stateKey = model.key(state);
-      const key = `${done.key()}|${stateKey}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      const frame: Frame<S> = {
-        done,
-        state,
-        parent,
-        index,
-        depth: parent === undefined ? 0 : parent.depth + 1,
-        determinateDone:
-          (parent?.determinateDone ?? 0) + (index >= 0 && determinate[index] ? 1 : 0),
-        candidates: candidatesOf(done),
-        next: 0,
-        refused: [],
-      };
-      if (frame.determinateDone === determinateCount) {
-        first ??= frame;
-        finals.set(stateKey, state);
-      }
-      stack.push(frame);
-    };
-    push(undefined, -1, initial);
-    while (stack.length > 0) {
-      if (first !== undefined && !finalStates) break;
-      const frame = stack[stack.length - 1] as Frame<S>;
-      const index = frame.candidates[frame.next];
-      if (index === undefined) {
-        stack.pop();
-        // A dead end: the deepest one explains the history best.
-        if (frame.refused.length > 0 && frame.depth > (deepest?.depth ?? -1)) deepest = frame;
-        continue;
-      }
-      frame.next++;
-      if (++steps > maxSteps) return { kind: 'undecided', steps: maxSteps };
-      const step = model.step(
-        frame.state,
-        (history[index] as TimedCall<C>).call,
-        determinate[index] as boolean,
-      );
-      if (step.ok) push(frame, index, step.next);
-      else frame.refused.push({ index, why: step.why });
-    }
-    if (first !== undefined && !finalStates) break;
+    if (!search.explore(initial) || search.done) break;
   }
-  if (first !== undefined) {
-    return {
-      kind: 'linearizable',
-      order: orderOf(first),
-      finalStates: [...finals.values()],
-      steps,
-    };
-  }
-  if (deepest === undefined) {
-    return {
-      kind: 'not-linearizable',
-      deepest: [],
-      state: initialStates[0] as S,
-      blocked: [],
-      steps,
-    };
-  }
-  return {
-    kind: 'not-linearizable',
-    deepest: orderOf(deepest),
-    state: deepest.state,
-    blocked: deepest.refused.map((r) => ({ index: r.index, why: r.why() })),
-    steps,
-  };
+  return search.verdict(initialStates);
 }

@@ -1,8 +1,15 @@
-// A failing case of the concurrent group as a report shows it: the record, why no order of its
-// calls fits (in the domain's words), and the history, as data (for the JSON and HTML reports)
-// and as a text timeline with a column per connection.
-import { branchLetter, type HistoryCall } from './concurrent-history.js';
+// A failing case of the concurrent group as a report shows it: the history as data (for the JSON
+// and HTML reports), and every word the reports use for it, here alone: how a call and where it
+// was sent are named, why no order of the calls fits, and the text timeline with a column per
+// connection.
+import type { HistoryCall, NotLinearizable, RacePhase, RaceRecord } from './concurrent-history.js';
 import type { WireRequest } from './http-client.js';
+import {
+  type ChangeAnswer,
+  type ChangeKind,
+  describeAnswer,
+  describeState,
+} from './record-model.js';
 import { Violation } from './rules.js';
 
 /** One call of a failing case's history, as a report shows it. */
@@ -10,19 +17,26 @@ export interface RaceCallReport {
   /** Its number in the case (`#3`): the order the calls were sent in. */
   readonly number: number;
   /** Where it was sent: the sequential prefix, a branch, or the suffix. */
-  readonly phase: 'prefix' | 'branch' | 'suffix';
+  readonly phase: RacePhase;
   /** 0 for the prefix and the suffix (the main connection); the branch's number (1 is A). */
   readonly lane: number;
-  /** `unarchive of employee 6a2b… (PAYROLL:10042)`, `archive by external id of …`. */
-  readonly call: string;
-  /** `PUT /labor/v1/employees/…/unarchive`. */
-  readonly request: string;
-  /** When it was sent and answered, ms from the case's start (no answer: absent). */
+  /** The change it asks for. */
+  readonly kind: ChangeKind;
+  /** Whether its path names the record by external id (by GUID otherwise). */
+  readonly byExternalId: boolean;
+  /** The record it changes. */
+  readonly record: RaceRecord;
+  /** Its method and path: `PUT`, `/labor/v1/employees/…/unarchive`. */
+  readonly request: { readonly method: string; readonly path: string };
+  /** When it was sent, ms from the case's start. */
   readonly sentMs: number;
+  /** When it was answered, ms from the case's start; absent when no answer came. */
   readonly answeredMs?: number;
-  /** `200 deleted false, modifiedDate …`, `503 STORAGE_UNAVAILABLE`, `no answer: …`. */
-  readonly outcome: string;
-  /** Whether the answer says if the change happened. */
+  /** What the answer said: its status, code, `deleted` and dates; absent when none came. */
+  readonly answer?: ChangeAnswer;
+  /** Why no answer came (a dropped connection, a timeout); absent when one did. */
+  readonly noAnswer?: string;
+  /** Whether the answer says if the change happened (not a 503, not a missing answer). */
   readonly determinate: boolean;
   /** One of the calls that cannot be ordered. */
   readonly marked: boolean;
@@ -30,8 +44,8 @@ export interface RaceCallReport {
 
 /** A failing case of the concurrent group: what broke, and the history. */
 export interface RaceReport {
-  /** The record whose calls no order fits: `employee 6a2b… (PAYROLL:10042)`. */
-  readonly record: string;
+  /** The record whose calls no order fits. */
+  readonly record: RaceRecord;
   /** Why no order fits, in a sentence. */
   readonly summary: string;
   /** The furthest order the search found, and why no call can come next. */
@@ -42,36 +56,123 @@ export interface RaceReport {
   readonly calls: readonly RaceCallReport[];
 }
 
-/** The report of a failing history; `marked` are the indices of the calls that cannot be ordered. */
+/** How a call names its change: `unarchive`, `archive by GUID`, `delete by external id`. */
+interface ChangeCall {
+  readonly kind: ChangeKind;
+  readonly byExternalId: boolean;
+}
+
+/** Where a call was sent. */
+interface SentOn {
+  readonly phase: RacePhase;
+  readonly lane: number;
+}
+
+/** What came back for a call. */
+interface Outcome {
+  readonly answer?: ChangeAnswer | undefined;
+  readonly noAnswer?: string | undefined;
+}
+
+/** A connection's name: the main one's (lane 0), or a branch's by its letter (lane 1 is A). */
+export const laneName = (lane: number): string =>
+  lane === 0 ? 'prefix and suffix' : `branch ${String.fromCharCode(64 + lane)}`;
+
+/** Where a call was sent: `prefix`, `branch A`, `suffix`. */
+const placeName = (call: SentOn): string =>
+  call.phase === 'branch' ? laneName(call.lane) : call.phase;
+
+/** A record as the reports name it: `employee 6a2b9c4d-… (PAYROLL:10042)`. */
+const recordName = (record: RaceRecord): string =>
+  `${record.kind} ${record.guid}${record.externalId === undefined ? '' : ` (${record.externalId})`}`;
+
+/** A call's change, and how it names its record: `unarchive`, `archive by external id`. */
+const changeName = (call: ChangeCall): string =>
+  call.kind === 'unarchive'
+    ? call.kind
+    : `${call.kind} ${call.byExternalId ? 'by external id' : 'by GUID'}`;
+
+/** A call as the explanations name it: `#3 unarchive (branch A)`. */
+const callName = (number: number, call: ChangeCall & SentOn): string =>
+  `#${number} ${changeName(call)} (${placeName(call)})`;
+
+/** What came back, in a few words: `200 deleted true, …`, `503 STORAGE_UNAVAILABLE`, `no answer: …`. */
+export const outcomeText = (call: Outcome): string =>
+  call.answer === undefined ? `no answer: ${call.noAnswer}` : describeAnswer(call.answer);
+
+/** The answer's status, or that none came. */
+const statusText = (call: Outcome): string =>
+  call.answer === undefined ? 'no answer' : String(call.answer.status);
+
+/** Why no order fits, in a sentence: the race the history shows, or which record's calls. */
+function summaryOf(calls: readonly HistoryCall[], verdict: NotLinearizable): string {
+  const { record, race } = verdict;
+  const name = recordName(record);
+  if (race === undefined) {
+    return `no order of the ${verdict.recordCalls.length} calls on ${name} gives the answers they got`;
+  }
+  const [a, b] = race.calls;
+  const first = calls[a] as HistoryCall;
+  const second = calls[b] as HistoryCall;
+  const archived = record.kind === 'shift' ? 'deleted' : 'archived';
+  const both = `${callName(a + 1, first)} and ${callName(b + 1, second)}`;
+  switch (race.kind) {
+    case 'change-lost':
+      return `${callName(a + 1, first)} answered 200 with ${name} ${archived}, but ${callName(b + 1, second)}, sent after that answer, found it not ${archived} (${outcomeText(second)}), and no unarchive that could come between them changed it: the ${record.kind === 'shift' ? 'delete' : 'archive'} was lost`;
+    case 'unarchived-twice':
+      return `two unarchives of ${name}, ${both}, both answered 200: in any order, the second finds the employee not archived and must answer 400 EMPLOYEE_NOT_ARCHIVED`;
+    case 'deleted-dates-differ':
+      return `two ${record.kind === 'shift' ? 'deletes' : 'archives'} of ${name}, ${both}, answered different deletedDates, ${first.answer?.deletedDate} and ${second.answer?.deletedDate}: in any order, the second finds the ${record.kind} ${archived} and must answer its deletedDate unchanged`;
+    default: {
+      const unknown: never = race.kind;
+      return unknown;
+    }
+  }
+}
+
+/** The furthest order the search found, the state after it, and why no call can come next. */
+function detailOf(calls: readonly HistoryCall[], verdict: NotLinearizable): string {
+  const { kind } = verdict.record;
+  const named = (i: number) => callName(i + 1, calls[i] as HistoryCall);
+  const state = describeState(kind, verdict.state);
+  const after =
+    verdict.deepest.length === 0
+      ? `At the start the ${kind} is ${state}`
+      : `The furthest order found is ${verdict.deepest.map(named).join(', ')}; after it the ${kind} is ${state}`;
+  const blocked = verdict.blocked.map((b) => `${named(b.index)} ${b.why}`);
+  return `${after}, and no call can come next: ${blocked.join('; ')}.`;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * The report of a failing history: why no order fits, in the domain's words, and each call as
+ * data, the calls that cannot be ordered marked.
+ */
 export function raceReport(
   calls: readonly HistoryCall[],
   requests: readonly WireRequest[],
-  verdict: {
-    readonly summary: string;
-    readonly detail: string;
-    readonly marked: readonly number[];
-    readonly record: { readonly label: string };
-  },
+  verdict: NotLinearizable,
 ): RaceReport {
-  const round = (ms: number) => Math.round(ms * 100) / 100;
   return {
-    record: verdict.record.label,
-    summary: verdict.summary,
-    detail: verdict.detail,
+    record: verdict.record,
+    summary: summaryOf(calls, verdict),
+    detail: detailOf(calls, verdict),
     branches: Math.max(0, ...calls.map((c) => c.lane)),
-    calls: calls.map((call, i) => {
-      const req = requests[i] as WireRequest;
-      const how =
-        call.kind === 'unarchive' ? '' : call.byExternalId ? ' by external id' : ' by GUID';
+    calls: calls.map((call, i): RaceCallReport => {
+      const { method, path } = requests[i] as WireRequest;
       return {
         number: i + 1,
         phase: call.phase,
         lane: call.lane,
-        call: `${call.kind}${how} of ${call.record.label}`,
-        request: `${req.method} ${req.path}`,
+        kind: call.kind,
+        byExternalId: call.byExternalId,
+        record: call.record,
+        request: { method, path },
         sentMs: round(call.invokedAt),
         ...(call.completedAt === undefined ? {} : { answeredMs: round(call.completedAt) }),
-        outcome: call.outcome,
+        ...(call.answer === undefined ? {} : { answer: call.answer }),
+        ...(call.noAnswer === undefined ? {} : { noAnswer: call.noAnswer }),
         determinate: call.determinate,
         marked: verdict.marked.includes(i),
       };
@@ -79,52 +180,63 @@ export function raceReport(
   };
 }
 
+/** The lanes of a report: the main connection, then each branch. */
+export const laneNames = (report: RaceReport): string[] =>
+  Array.from({ length: report.branches + 1 }, (_, lane) => laneName(lane));
+
+/** A point of a call on the timeline: when it was sent, or answered. */
+interface TimelinePoint {
+  readonly at: number;
+  readonly lane: number;
+  /** `▶ #1 unarchive`, `◀ #1 200 (?) ✘`. */
+  readonly text: string;
+}
+
+/** A call's points on the timeline: sent, then answered (when it was). */
+function timelinePoints(call: RaceCallReport): TimelinePoint[] {
+  const sent = { at: call.sentMs, lane: call.lane, text: `▶ #${call.number} ${changeName(call)}` };
+  if (call.answeredMs === undefined) return [sent];
+  const tail = `${call.determinate ? '' : ' (?)'}${call.marked ? ' ✘' : ''}`;
+  const text = `◀ #${call.number} ${statusText(call)}${tail}`;
+  return [sent, { at: call.answeredMs, lane: call.lane, text }];
+}
+
+/** A call's bar label in the HTML timeline: `#1 unarchive → 200 ✘`. */
+export const barLabel = (call: RaceCallReport): string =>
+  `#${call.number} ${changeName(call)} → ${statusText(call)}${call.marked ? ' ✘' : ''}`;
+
+/** A call's change on its record: `unarchive of employee 6a2b9c4d-… (PAYROLL:10042)`. */
+export const callWhat = (call: RaceCallReport): string =>
+  `${changeName(call)} of ${recordName(call.record)}`;
+
+/** The call's request line: `PUT /labor/v1/employees/…/unarchive`. */
+export const requestLine = (call: RaceCallReport): string =>
+  `${call.request.method} ${call.request.path}`;
+
+/** A call in full: `#1 unarchive of employee … (branch A): PUT /… -> 200 deleted false, …`. */
+const callLine = (call: RaceCallReport): string =>
+  `#${call.number} ${callWhat(call)} (${placeName(call)}): ${requestLine(call)} -> ${outcomeText(call)}`;
+
 const COLUMN = 22;
 
-/** The lanes of a report: the main connection, then each branch. */
-export const laneNames = (report: RaceReport): string[] => [
-  'prefix and suffix',
-  ...Array.from({ length: report.branches }, (_, i) => `branch ${branchLetter(i + 1)}`),
-];
-
 /**
- * The history as text: a row per event (a call sent ▶, answered ◀), a column per connection, the
+ * The history as text: a row per point (a call sent ▶, answered ◀), a column per connection, the
  * calls that cannot be ordered marked ✘; then each call in full.
  */
 export function formatRaceTimeline(report: RaceReport): string[] {
   const lanes = laneNames(report);
-  const events = report.calls.flatMap((call) => {
-    const mark = call.marked ? ' ✘' : '';
-    const sent = {
-      at: call.sentMs,
-      lane: call.lane,
-      text: `▶ #${call.number} ${call.call.split(' of ')[0]}`,
-    };
-    if (call.answeredMs === undefined) return [sent];
-    const status = call.outcome.split(' ')[0];
-    const tail = call.determinate ? '' : ' (?)';
-    return [
-      sent,
-      { at: call.answeredMs, lane: call.lane, text: `◀ #${call.number} ${status}${tail}${mark}` },
-    ];
-  });
-  events.sort((a, b) => a.at - b.at);
+  const points = report.calls.flatMap(timelinePoints).sort((a, b) => a.at - b.at);
   const cell = (text: string) => text.slice(0, COLUMN - 1).padEnd(COLUMN);
   const lines = [
     "timeline (ms from the case's start; a column per connection; ▶ sent, ◀ answered, (?) indeterminate, ✘ cannot be ordered):",
     `  ${'ms'.padStart(8)}  ${lanes.map(cell).join('').trimEnd()}`,
   ];
-  for (const event of events) {
-    const cells = lanes.map((_, lane) => cell(lane === event.lane ? event.text : ''));
-    lines.push(`  ${event.at.toFixed(2).padStart(8)}  ${cells.join('').trimEnd()}`);
+  for (const point of points) {
+    const cells = lanes.map((_, lane) => cell(lane === point.lane ? point.text : ''));
+    lines.push(`  ${point.at.toFixed(2).padStart(8)}  ${cells.join('').trimEnd()}`);
   }
   lines.push('calls:');
-  for (const call of report.calls) {
-    const where = call.phase === 'branch' ? `branch ${branchLetter(call.lane)}` : call.phase;
-    lines.push(
-      `  ${call.marked ? '✘' : ' '} #${call.number} ${call.call} (${where}): ${call.request} -> ${call.outcome}`,
-    );
-  }
+  for (const call of report.calls) lines.push(`  ${call.marked ? '✘' : ' '} ${callLine(call)}`);
   return lines;
 }
 

@@ -6,6 +6,7 @@
 // clock is unknown, so a date a change sets is part of the state: known once an answer shows it,
 // and until then unknown, with the earliest it can be.
 import type { ModelStep, SequentialModel } from './linearizability.js';
+import { DATE_FIELDS } from './world.js';
 
 /** A date of the model's state: known, or not known yet and not before `atLeast` (ms). */
 export type DateSlot = { readonly value: string } | { readonly atLeast: number };
@@ -32,6 +33,23 @@ export interface ChangeAnswer {
   readonly deletedDate?: string;
 }
 
+/** What an answer with `body` (its JSON object, or `{}`) says, for the model. */
+export function changeAnswerOf(
+  status: number,
+  body: Readonly<Record<string, unknown>>,
+): ChangeAnswer {
+  const text = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+  const code = text('code');
+  return {
+    status,
+    ...(code === undefined ? {} : { code }),
+    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
+    ...Object.fromEntries(
+      DATE_FIELDS.flatMap((name) => (text(name) === undefined ? [] : [[name, text(name)]])),
+    ),
+  };
+}
+
 /** One call on one record, as the model reads it. */
 export interface RecordCall {
   readonly kind: ChangeKind;
@@ -43,6 +61,21 @@ export interface RecordCall {
 
 /** A date the model knows nothing of. */
 export const UNKNOWN_DATE: DateSlot = { atLeast: Number.NEGATIVE_INFINITY };
+
+/**
+ * The states of a record the model knows nothing of: archived (deleted) or not, every date
+ * unknown. Every state of the record is one of them, its dates known, so an order that fits from
+ * the record's true state fits from one of these.
+ */
+export const ANY_RECORD_STATES: readonly RecordModelState[] = [
+  { deleted: false, createdDate: UNKNOWN_DATE, modifiedDate: UNKNOWN_DATE, deletedDate: undefined },
+  {
+    deleted: true,
+    createdDate: UNKNOWN_DATE,
+    modifiedDate: UNKNOWN_DATE,
+    deletedDate: UNKNOWN_DATE,
+  },
+];
 
 /** Dates parsed, by their text: a search tries each answer in many states (at most 4096 kept). */
 const parsed = new Map<string, number>();
@@ -95,20 +128,16 @@ export function describeAnswer(answer: ChangeAnswer | undefined): string {
 const slotKey = (slot: DateSlot | undefined) =>
   slot === undefined ? '-' : 'value' in slot ? slot.value : `>=${slot.atLeast}`;
 
-type Bound<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly why: () => string };
-
 /** An answer's date held to what the state knows of it: equal when known, bound when not. */
-function bindDate(name: string, slot: DateSlot, shown: string | undefined): Bound<DateSlot> {
+function bindDate(name: string, slot: DateSlot, shown: string | undefined): ModelStep<DateSlot> {
   if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
   if ('value' in slot) {
     return shown === slot.value
-      ? { ok: true, value: slot }
+      ? { ok: true, next: slot }
       : { ok: false, why: () => `${name} must stay ${slot.value}; answered ${shown}` };
   }
   return timeOf(shown) >= slot.atLeast
-    ? { ok: true, value: { value: shown } }
+    ? { ok: true, next: { value: shown } }
     : { ok: false, why: () => `${name} ${shown} is before ${showSlot(slot)}` };
 }
 
@@ -118,7 +147,7 @@ function newDate(
   before: DateSlot,
   earliest: number,
   shown: string | undefined,
-): Bound<DateSlot> {
+): ModelStep<DateSlot> {
   if (shown === undefined) return { ok: false, why: () => `its answer has no ${name}` };
   const at = timeOf(shown);
   if (!(at >= lowest(before))) {
@@ -134,7 +163,7 @@ function newDate(
         `it sets ${name} ${shown}, before the request was sent (${new Date(earliest).toISOString()} by the target's clock)`,
     };
   }
-  return { ok: true, value: { value: shown } };
+  return { ok: true, next: { value: shown } };
 }
 
 /**
@@ -222,9 +251,9 @@ export function recordModel(
           ok: true,
           next: {
             ...state,
-            createdDate: created.value,
-            modifiedDate: modified.value,
-            deletedDate: deletedDate.value,
+            createdDate: created.next,
+            modifiedDate: modified.next,
+            deletedDate: deletedDate.next,
           },
         };
       }
@@ -244,9 +273,9 @@ export function recordModel(
         ok: true,
         next: {
           deleted,
-          createdDate: created.value,
-          modifiedDate: modified.value,
-          deletedDate: removed?.value,
+          createdDate: created.next,
+          modifiedDate: modified.next,
+          deletedDate: removed?.next,
         },
       };
     },

@@ -162,27 +162,141 @@ export function readSpec(document: unknown = openapiDocument): Spec {
  */
 const specs = new WeakMap<object, Spec>();
 
-function readDocument(spec: RawDocument): Spec {
-  const validator = createSchemaValidator(spec as never);
+/** The JSON pointer `ref` (`#/components/…`) followed from `root`; undefined when it names nothing. */
+function pointee(root: unknown, ref: string): unknown {
+  return ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], root);
+}
 
-  const deref = <T>(node: T): T => {
+/** The parts of one OpenAPI document as the kit reads them, its local `$ref`s followed. */
+class DocumentReader {
+  readonly #document: RawDocument;
+
+  constructor(document: RawDocument) {
+    this.#document = document;
+  }
+
+  /** `node`, its `$ref`s followed (local ones only, at most 16 hops). */
+  deref<T>(node: T): T {
     let current: unknown = node;
     for (let hops = 0; hops < 16; hops++) {
       const ref = (current as { $ref?: unknown } | null)?.$ref;
       if (typeof ref !== 'string') return current as T;
       if (!ref.startsWith('#/')) throw new Error(`only local references are followed: ${ref}`);
-      current = ref
-        .slice(2)
-        .split('/')
-        .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-        .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], spec);
+      current = pointee(this.#document, ref);
       if (current === undefined) throw new Error(`unresolved reference ${ref}`);
     }
     throw new Error('reference cycle');
-  };
+  }
 
-  const readResponse = (raw: unknown): SpecResponse => {
-    const response = deref(raw) as {
+  /** Every operation of every path, in the document's order. */
+  operations(): SpecOperation[] {
+    return Object.entries(this.#document.paths).flatMap(([template, item]) =>
+      OPENAPI_METHODS.flatMap((method) => {
+        const raw = item[method] as RawOperation | undefined;
+        const shared = (item.parameters ?? []) as readonly unknown[];
+        return raw === undefined ? [] : [this.#operation(template, method, raw, shared)];
+      }),
+    );
+  }
+
+  /** Every scope the security schemes define. */
+  scopes(): string[] {
+    const schemes = (this.#document.components.securitySchemes ?? {}) as Readonly<
+      Record<string, { flows?: Readonly<Record<string, { scopes?: Record<string, string> }>> }>
+    >;
+    return [
+      ...new Set(
+        Object.values(schemes).flatMap((scheme) =>
+          Object.values(scheme.flows ?? {}).flatMap((flow) => Object.keys(flow.scopes ?? {})),
+        ),
+      ),
+    ];
+  }
+
+  /** The answer to a path under the API that names no operation: a 404 `NOT_FOUND` problem. */
+  notFound(): SpecResponse {
+    const requestIdHeader = this.deref({ $ref: '#/components/headers/X-Request-Id' }) as {
+      schema?: SchemaObject;
+    };
+    return {
+      content: new Map<string, SchemaNode>([
+        [
+          'application/problem+json',
+          {
+            allOf: [
+              { $ref: '#/components/schemas/Problem' },
+              { properties: { status: { const: 404 }, code: { const: 'NOT_FOUND' } } },
+            ],
+          },
+        ],
+      ]),
+      headers: new Map([
+        ['X-Request-Id', { required: true, schema: this.deref(requestIdHeader.schema ?? {}) }],
+      ]),
+    };
+  }
+
+  /** The component schemas, by name, as the document writes them. */
+  componentSchemas(): Readonly<Record<string, SchemaNode>> {
+    return (this.#document.components.schemas ?? {}) as Readonly<Record<string, SchemaNode>>;
+  }
+
+  #operation(
+    template: string,
+    method: string,
+    raw: RawOperation,
+    shared: readonly unknown[],
+  ): SpecOperation {
+    const own = (raw.parameters ?? []).map((p) => this.#parameter(p));
+    const inherited = shared
+      .map((p) => this.#parameter(p))
+      .filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
+    const body = this.deref(raw.requestBody) as
+      | { content?: Readonly<Record<string, { schema?: SchemaNode }>> }
+      | undefined;
+    const scope = Object.values(raw.security?.[0] ?? {})[0]?.[0];
+    if (scope === undefined) throw new Error(`${raw.operationId} names no scope`);
+    return {
+      id: raw.operationId,
+      method: method.toUpperCase(),
+      template,
+      scope,
+      parameters: [...inherited, ...own],
+      responses: new Map(
+        Object.entries(raw.responses).map(([status, r]) => [status, this.#response(r)]),
+      ),
+      requestMediaTypes: body === undefined ? undefined : Object.keys(body.content ?? {}),
+      requestSchema: Object.values(body?.content ?? {})[0]?.schema ?? true,
+    };
+  }
+
+  #parameter(raw: unknown): SpecParameter {
+    const {
+      name,
+      in: location,
+      required = false,
+      schema = {},
+    } = this.deref(raw) as {
+      name: string;
+      in: ParameterLocation | 'cookie';
+      required?: boolean;
+      schema?: SchemaObject;
+    };
+    if (location === 'cookie') throw new Error(`cookie parameter ${name}: not generated`);
+    return {
+      name,
+      in: location,
+      required: required || location === 'path',
+      schema: this.deref(schema),
+    };
+  }
+
+  #response(raw: unknown): SpecResponse {
+    const response = this.deref(raw) as {
       content?: Readonly<Record<string, { schema?: SchemaNode }>>;
       headers?: Readonly<Record<string, unknown>>;
     };
@@ -195,137 +309,84 @@ function readDocument(spec: RawDocument): Spec {
       ),
       headers: new Map(
         Object.entries(response.headers ?? {}).map(([name, header]) => {
-          const { required = false, schema = {} } = deref(header) as {
+          const { required = false, schema = {} } = this.deref(header) as {
             required?: boolean;
             schema?: SchemaObject;
           };
-          return [name, { required, schema: deref(schema) }];
+          return [name, { required, schema: this.deref(schema) }];
         }),
       ),
     };
-  };
+  }
+}
 
-  const readParameter = (raw: unknown): SpecParameter => {
-    const {
-      name,
-      in: location,
-      required = false,
-      schema = {},
-    } = deref(raw) as {
-      name: string;
-      in: ParameterLocation | 'cookie';
-      required?: boolean;
-      schema?: SchemaObject;
-    };
-    if (location === 'cookie') throw new Error(`cookie parameter ${name}: not generated`);
-    return { name, in: location, required: required || location === 'path', schema: deref(schema) };
-  };
-
-  const readOperation = (
-    template: string,
-    method: string,
-    raw: RawOperation,
-    shared: readonly unknown[],
-  ): SpecOperation => {
-    const own = (raw.parameters ?? []).map(readParameter);
-    const inherited = shared
-      .map(readParameter)
-      .filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-    const body = deref(raw.requestBody) as
-      | { content?: Readonly<Record<string, { schema?: SchemaNode }>> }
-      | undefined;
-    const scope = Object.values(raw.security?.[0] ?? {})[0]?.[0];
-    if (scope === undefined) throw new Error(`${raw.operationId} names no scope`);
-    return {
-      id: raw.operationId,
-      method: method.toUpperCase(),
-      template,
-      scope,
-      parameters: [...inherited, ...own],
-      responses: new Map(
-        Object.entries(raw.responses).map(([status, r]) => [status, readResponse(r)]),
-      ),
-      requestMediaTypes: body === undefined ? undefined : Object.keys(body.content ?? {}),
-      requestSchema: Object.values(body?.content ?? {})[0]?.schema ?? true,
-    };
-  };
-
-  const operations = Object.entries(spec.paths).flatMap(([template, item]) =>
-    OPENAPI_METHODS.flatMap((method) => {
-      const raw = item[method] as RawOperation | undefined;
-      const shared = (item.parameters ?? []) as readonly unknown[];
-      return raw === undefined ? [] : [readOperation(template, method, raw, shared)];
-    }),
-  );
-  const paths = new Map(
-    [...new Set(operations.map((op) => op.template))].map((template) => [
-      template,
-      operations.filter((op) => op.template === template),
-    ]),
-  );
-  const templatePatterns = [...paths.keys()].map((template) => {
+/** Whether a path matches one of `templates` (`/labor/v1/employees/{employeeId}`). */
+function templateMatcher(templates: readonly string[]): (path: string) => boolean {
+  const patterns = templates.map((template) => {
     const source = template
       .split(/\{[^}]+\}/)
       .map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('[^/]+');
     return new RegExp(`^${source}$`);
   });
-  const schemes = (spec.components.securitySchemes ?? {}) as Readonly<
-    Record<string, { flows?: Readonly<Record<string, { scopes?: Record<string, string> }>> }>
-  >;
-  const scopes = [
-    ...new Set(
-      Object.values(schemes).flatMap((scheme) =>
-        Object.values(scheme.flows ?? {}).flatMap((flow) => Object.keys(flow.scopes ?? {})),
-      ),
-    ),
-  ];
-  const requestIdHeader = deref({ $ref: '#/components/headers/X-Request-Id' }) as {
-    schema?: SchemaObject;
-  };
-  const notFound: SpecResponse = {
-    content: new Map<string, SchemaNode>([
-      [
-        'application/problem+json',
-        {
-          allOf: [
-            { $ref: '#/components/schemas/Problem' },
-            { properties: { status: { const: 404 }, code: { const: 'NOT_FOUND' } } },
-          ],
-        },
-      ],
-    ]),
-    headers: new Map([
-      ['X-Request-Id', { required: true, schema: deref(requestIdHeader.schema ?? {}) }],
-    ]),
-  };
-  const componentSchemas = (spec.components.schemas ?? {}) as Readonly<Record<string, SchemaNode>>;
-  // One node per name: the validator compiles a schema once per node it is given.
+  return (path) => patterns.some((pattern) => pattern.test(path));
+}
+
+/**
+ * A `$ref` node per component schema name, made once: the validator compiles a schema once per
+ * node it is given.
+ */
+function schemaReferences(
+  componentSchemas: Readonly<Record<string, SchemaNode>>,
+): (name: string) => SchemaNode {
   const references = new Map<string, SchemaNode>();
+  return (name) => {
+    if (componentSchemas[name] === undefined) throw new Error(`the spec has no schema ${name}`);
+    let reference = references.get(name);
+    if (reference === undefined) {
+      reference = { $ref: `#/components/schemas/${name}` };
+      references.set(name, reference);
+    }
+    return reference;
+  };
+}
+
+function readDocument(document: RawDocument): Spec {
+  const validator = createSchemaValidator(document);
+  const reader = new DocumentReader(document);
+  const operations = reader.operations();
+  const paths = new Map(
+    [...new Set(operations.map((op) => op.template))].map((template) => [
+      template,
+      operations.filter((op) => op.template === template),
+    ]),
+  );
+  const templates = [...paths.keys()];
+  const componentSchemas = reader.componentSchemas();
   return {
     operations,
     paths,
-    prefixes: [...new Set([...paths.keys()].map((t) => t.split('/').slice(0, 3).join('/')))],
+    prefixes: [...new Set(templates.map((t) => t.split('/').slice(0, 3).join('/')))],
     literalSegments: [
-      ...new Set([...paths.keys()].flatMap((t) => t.split('/')).filter((s) => /^[^{]+$/.test(s))),
+      ...new Set(templates.flatMap((t) => t.split('/')).filter((s) => /^[^{]+$/.test(s))),
     ],
-    scopes,
-    notFound,
-    schema(name) {
-      const found = componentSchemas[name];
-      if (found === undefined) throw new Error(`the spec has no schema ${name}`);
-      let reference = references.get(name);
-      if (reference === undefined) {
-        reference = { $ref: `#/components/schemas/${name}` };
-        references.set(name, reference);
-      }
-      return reference;
-    },
+    scopes: reader.scopes(),
+    notFound: reader.notFound(),
+    schema: schemaReferences(componentSchemas),
     componentSchema: (name) => componentSchemas[name],
     validator,
-    matchesTemplate: (path) => templatePatterns.some((pattern) => pattern.test(path)),
+    matchesTemplate: templateMatcher(templates),
   };
 }
+
+/**
+ * Whether a path segment's value is a dot segment (`.` or `..`, however its dots are encoded). The
+ * kit sends none: a URL parser removes them before the app sees the path (RFC 3986, 5.2.4; the
+ * WHATWG URL of every fetch host, Hono, Bun and Deno, and most proxies), so
+ * `GET /labor/v1/shifts/.` reaches such an app as `/labor/v1/shifts/`: a property over them would
+ * test the host's URL parser, not the API.
+ */
+export const isDotSegment = (segment: string) => segment === '.' || segment === '..';
 
 /** Whether `text`, sent in `p`'s place (percent-decoded), is valid for `p`. */
 export function isValidText(spec: Spec, p: SpecParameter, text: string): boolean {

@@ -220,11 +220,9 @@ describe('a race found', () => {
     if (race === undefined) throw new Error('no race report');
     expect(race.branches).toBe(2);
     const branchCalls = race.calls.filter((c) => c.phase === 'branch');
-    expect(
-      branchCalls.map((c) => [c.lane, c.call.split(' of ')[0], c.outcome.split(' ')[0]]),
-    ).toEqual([
-      [1, 'unarchive', '200'],
-      [2, 'unarchive', '200'],
+    expect(branchCalls.map((c) => [c.lane, c.kind, c.answer?.status])).toEqual([
+      [1, 'unarchive', 200],
+      [2, 'unarchive', 200],
     ]);
     expect(race.calls.filter((c) => c.phase === 'prefix')).toEqual([]);
     expect(branchCalls.every((c) => c.marked)).toBe(true);

@@ -5,7 +5,7 @@ import { openapiDocument } from '@workforce-kit/types';
 import { describe, expect, it } from 'vitest';
 import { createSchemaValidator } from '../src/schema-validator.js';
 
-const validator = createSchemaValidator(openapiDocument as never);
+const validator = createSchemaValidator(openapiDocument);
 const EMPLOYEE = { $ref: '#/components/schemas/Employee' };
 const SHIFT = { $ref: '#/components/schemas/Shift' };
 const AT = '2026-03-01T17:00:00.000Z';

@@ -119,6 +119,101 @@ class RecordTable<T extends Identified> {
   }
 }
 
+/** The most recent events, oldest first: a log that would keep every one would grow without bound. */
+class RecentEvents {
+  readonly #limit: number;
+  #events: RecordedEvent[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Keeps frozen copies of the events. */
+  append(events: readonly RecordedEvent[]): void {
+    for (const event of events) this.#events.push(frozenCopy(event));
+    // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
+    if (this.#events.length >= 2 * this.#limit) this.#events = this.#events.slice(-this.#limit);
+  }
+
+  /** The events kept, all or a restaurant's. */
+  list(restaurantGuid?: Guid): RecordedEvent[] {
+    const events =
+      restaurantGuid === undefined
+        ? this.#events
+        : this.#events.filter((event) => event.restaurantGuid === restaurantGuid);
+    return events.slice(-this.#limit);
+  }
+}
+
+/** What a memory store holds: its records, its events, and whether it is closed. */
+class MemoryData {
+  readonly restaurants = new Map<string, Restaurant>();
+  readonly employees = new RecordTable<Employee>();
+  readonly shifts = new RecordTable<Shift>();
+  readonly events: RecentEvents;
+  closed = false;
+
+  constructor(eventLogLimit: number) {
+    this.events = new RecentEvents(eventLogLimit);
+  }
+
+  isEmpty(): boolean {
+    return this.restaurants.size === 0 && this.employees.size === 0 && this.shifts.size === 0;
+  }
+
+  /** Stores frozen copies of the records. */
+  load(data: SeedRecords): void {
+    for (const restaurant of data.restaurants) {
+      this.restaurants.set(restaurant.guid, frozenCopy(restaurant));
+    }
+    for (const employee of data.employees) this.employees.put(frozenCopy(employee));
+    for (const shift of data.shifts) this.shifts.put(frozenCopy(shift));
+  }
+
+  /** The compare-and-set of both repositories: check version and identity, store record and events. */
+  compareAndSet<T extends Identified>(
+    table: RecordTable<T>,
+    change: ConditionalWrite<T>,
+  ): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
+    const { record, expectedVersion } = change;
+    const current = table.byGuid(record.restaurantGuid, record.guid);
+    if (current === null || current.version !== expectedVersion) {
+      return err(versionConflict(record.guid, expectedVersion));
+    }
+    if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
+    const stored = frozenInPlace({ ...record, version: expectedVersion + 1 });
+    table.put(stored);
+    this.events.append(change.events);
+    return ok(stored);
+  }
+}
+
+/** The answer of every call after close. */
+function unavailable(operation: string): Err<never, StorageError> {
+  return err(storageUnavailable(operation, 'store closed'));
+}
+
+/** A record found, or none: `ok(null)` is made once. */
+function found<T>(record: T | null): Result<T | null, never> {
+  return record === null ? NOT_FOUND : ok(record);
+}
+
+/** The repository of one record kind; its calls answer without a closure of their own. */
+function recordRepository<T extends Identified>(
+  data: MemoryData,
+  table: RecordTable<T>,
+  kind: 'employees' | 'shifts',
+) {
+  const findCall = `${kind}.find`;
+  const writeCall = `${kind}.write`;
+  return {
+    find: (restaurantGuid: Guid, id: RecordIdentifier) =>
+      data.closed ? unavailable(findCall) : found(table.find(restaurantGuid, id)),
+    write: (change: ConditionalWrite<T>) =>
+      data.closed ? unavailable(writeCall) : data.compareAndSet(table, change),
+  };
+}
+
 /**
  * Creates a store kept in memory: the reference implementation of the ports. Every call answers at
  * once, with a `Result` (no promise: a request it serves completes without a microtask), and each
@@ -140,104 +235,33 @@ export function createMemoryStore(
   seed?: SeedRecords,
   options: MemoryStoreOptions = {},
 ): MemoryStore {
-  const eventLogLimit = options.eventLogLimit ?? 10_000;
-  const restaurants = new Map<string, Restaurant>();
-  const employees = new RecordTable<Employee>();
-  const shifts = new RecordTable<Shift>();
-  let events: RecordedEvent[] = [];
-  let closed = false;
-
+  const data = new MemoryData(options.eventLogLimit ?? 10_000);
+  if (seed !== undefined) data.load(seed);
   /** Runs `body` as one atomic step, now; after close it fails. */
-  function step<T, E>(
-    operation: string,
-    body: () => Result<T, E | StorageError>,
-  ): Result<T, E | StorageError> {
-    return closed ? unavailable(operation) : body();
-  }
-
-  /** The answer of every call after close. */
-  function unavailable(operation: string): Err<never, StorageError> {
-    return err(storageUnavailable(operation, 'store closed'));
-  }
-
-  /** A record found, or none: `ok(null)` is made once. */
-  function found<T>(record: T | null): Result<T | null, never> {
-    return record === null ? NOT_FOUND : ok(record);
-  }
-
-  function isEmpty(): boolean {
-    return restaurants.size === 0 && employees.size === 0 && shifts.size === 0;
-  }
-
-  function load(data: SeedRecords): void {
-    for (const restaurant of data.restaurants) {
-      restaurants.set(restaurant.guid, frozenCopy(restaurant));
-    }
-    for (const employee of data.employees) employees.put(frozenCopy(employee));
-    for (const shift of data.shifts) shifts.put(frozenCopy(shift));
-  }
-
-  /** The compare-and-set of both repositories: check version and identity, store record and events. */
-  function compareAndSet<T extends Identified>(
-    table: RecordTable<T>,
-    change: ConditionalWrite<T>,
-  ): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
-    const { record, expectedVersion } = change;
-    const current = table.byGuid(record.restaurantGuid, record.guid);
-    if (current === null || current.version !== expectedVersion) {
-      return err(versionConflict(record.guid, expectedVersion));
-    }
-    if (record.externalId !== current.externalId) return err(identityChangeRefused(record.guid));
-    const stored = frozenInPlace({ ...record, version: expectedVersion + 1 });
-    table.put(stored);
-    for (const event of change.events) events.push(frozenCopy(event));
-    // Trimmed in batches, so that keeping the log bounded costs O(1) per event.
-    if (events.length >= 2 * eventLogLimit) events = events.slice(-eventLogLimit);
-    return ok(stored);
-  }
-
-  if (seed !== undefined) load(seed);
-
-  // The calls of every request answer without a closure of their own.
+  const step = <T>(operation: string, body: () => Result<T, StorageError>) =>
+    data.closed ? unavailable(operation) : body();
   return {
-    employees: {
-      find: (restaurantGuid, employeeId) =>
-        closed ? unavailable('employees.find') : found(employees.find(restaurantGuid, employeeId)),
-      write: (change) =>
-        closed ? unavailable('employees.write') : compareAndSet(employees, change),
-    },
-    shifts: {
-      find: (restaurantGuid, shiftId) =>
-        closed ? unavailable('shifts.find') : found(shifts.find(restaurantGuid, shiftId)),
-      write: (change) => (closed ? unavailable('shifts.write') : compareAndSet(shifts, change)),
-    },
+    employees: recordRepository(data, data.employees, 'employees'),
+    shifts: recordRepository(data, data.shifts, 'shifts'),
     restaurants: {
       findByGuid: (restaurantGuid) =>
-        closed
+        data.closed
           ? unavailable('restaurants.findByGuid')
-          : found(restaurants.get(restaurantGuid) ?? null),
+          : found(data.restaurants.get(restaurantGuid) ?? null),
     },
     events: {
-      list: (restaurantGuid) =>
-        step('events.list', () =>
-          ok(
-            (restaurantGuid === undefined
-              ? events
-              : events.filter((event) => event.restaurantGuid === restaurantGuid)
-            ).slice(-eventLogLimit),
-          ),
-        ),
+      list: (restaurantGuid) => step('events.list', () => ok(data.events.list(restaurantGuid))),
     },
-    seed: (data) =>
+    seed: (records) =>
       step('seed', (): Result<SeedOutcome, StorageError> => {
-        if (!isEmpty()) return ok({ seeded: false });
-        load(data);
+        if (!data.isEmpty()) return ok({ seeded: false });
+        data.load(records);
         return ok({ seeded: true });
       }),
     ping: () => step('ping', () => ok(undefined)),
     close: async () => {
-      closed = true;
+      data.closed = true;
     },
-    recordedEvents: () => events.slice(-eventLogLimit),
+    recordedEvents: () => data.events.list(),
   };
 }

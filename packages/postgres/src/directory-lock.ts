@@ -190,13 +190,14 @@ export function lockDirectory(directory: string): DirectoryLock {
     );
   }
   const holder = me();
+  acquire(dir, lockFile, holder);
+  return holdUntilExit(dir, lockFile, holder);
+}
+
+/** Creates the lock file as `holder`'s, taking a stale one over; throws while another holds it. */
+function acquire(dir: string, lockFile: string, holder: LockHolder): void {
   for (let attempt = 1; ; attempt++) {
-    try {
-      writeFileSync(lockFile, `${JSON.stringify(holder, null, 2)}\n`, { flag: 'wx' });
-      break;
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-    }
+    if (created(lockFile, holder)) return;
     const text = readText(lockFile);
     if (text === undefined) continue; // released in the meantime: try again
     const other = parseHolder(text);
@@ -212,44 +213,77 @@ export function lockDirectory(directory: string): DirectoryLock {
         undefined,
       );
     }
-    const state = holderState(other);
-    if (state === 'running') {
-      throw new DirectoryLockedError(
-        `${dir} is in use by ${describeHolder(other)}: only one process may open it. Stop that process first, or use another directory`,
-        lockFile,
-        other,
-      );
+    refuseUnlessGone(dir, lockFile, other);
+    if (takeOver(lockFile, other)) continue;
+    if (attempt < ATTEMPTS) {
+      sleep(ATTEMPT_PAUSE_MS);
+      continue;
     }
-    if (state === 'unknown') {
-      throw new DirectoryLockedError(
-        `${dir} is locked by ${describeHolder(other)}, another host whose processes this one cannot check: if that process is gone, delete ${lockFile}`,
-        lockFile,
-        other,
-      );
-    }
-    // Stale: take it over, unless another process is doing so right now.
-    const claim = `${lockFile}.takeover-${other.id}`;
-    try {
-      mkdirSync(claim);
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-      if (attempt < ATTEMPTS) {
-        sleep(ATTEMPT_PAUSE_MS);
-        continue;
-      }
-      throw new DirectoryLockedError(
-        `${dir} has a stale lock (${describeHolder(other)}) whose takeover did not finish: if no process uses the directory, delete ${lockFile} and ${claim}`,
-        lockFile,
-        other,
-      );
-    }
-    try {
-      if (parseHolder(readText(lockFile) ?? '')?.id === other.id) unlinkSync(lockFile);
-    } finally {
-      rmdirSync(claim);
-    }
+    throw new DirectoryLockedError(
+      `${dir} has a stale lock (${describeHolder(other)}) whose takeover did not finish: if no process uses the directory, delete ${lockFile} and ${takeoverClaim(lockFile, other)}`,
+      lockFile,
+      other,
+    );
   }
+}
 
+/** Creates the lock file with `O_CREAT | O_EXCL`; false when it exists. */
+function created(lockFile: string, holder: LockHolder): boolean {
+  try {
+    writeFileSync(lockFile, `${JSON.stringify(holder, null, 2)}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    return false;
+  }
+}
+
+/** Throws unless the holder of the lock is known to be gone. */
+function refuseUnlessGone(dir: string, lockFile: string, other: LockHolder): void {
+  const state = holderState(other);
+  if (state === 'running') {
+    throw new DirectoryLockedError(
+      `${dir} is in use by ${describeHolder(other)}: only one process may open it. Stop that process first, or use another directory`,
+      lockFile,
+      other,
+    );
+  }
+  if (state === 'unknown') {
+    throw new DirectoryLockedError(
+      `${dir} is locked by ${describeHolder(other)}, another host whose processes this one cannot check: if that process is gone, delete ${lockFile}`,
+      lockFile,
+      other,
+    );
+  }
+}
+
+/** The directory that claims the takeover of a stale lock: its `mkdir` is atomic. */
+function takeoverClaim(lockFile: string, stale: LockHolder): string {
+  return `${lockFile}.takeover-${stale.id}`;
+}
+
+/**
+ * Removes a stale lock file, if it is still the one judged stale; false when another process is
+ * taking it over right now.
+ */
+function takeOver(lockFile: string, stale: LockHolder): boolean {
+  const claim = takeoverClaim(lockFile, stale);
+  try {
+    mkdirSync(claim);
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    return false;
+  }
+  try {
+    if (parseHolder(readText(lockFile) ?? '')?.id === stale.id) unlinkSync(lockFile);
+  } finally {
+    rmdirSync(claim);
+  }
+  return true;
+}
+
+/** The held lock: released by `release()`, or when the process exits. */
+function holdUntilExit(dir: string, lockFile: string, holder: LockHolder): DirectoryLock {
   const lock: DirectoryLock = {
     directory: dir,
     lockFile,

@@ -102,106 +102,139 @@ export async function listenForNotifications(
     return { close: () => unlisten(), leading: true };
   }
   if (!isPool(client)) return undefined;
-  const pool = client;
-  const { lead } = options;
+  const listener = new PoolListener(client, channel, events, options.lead);
+  await listener.connect();
+  return listener;
+}
 
-  let closed = false;
-  let held: PooledConnection | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let leading = false;
-  let contender: NodeJS.Timeout | undefined;
+/**
+ * A `pg.Pool`'s listener: a connection taken from the pool and held for `LISTEN`, taken again
+ * when it fails; with `lead`, it contends for the lead lock on that connection.
+ */
+class PoolListener implements NotificationListener {
+  readonly #pool: ConnectionPool;
+  readonly #channel: string;
+  readonly #events: NotificationEvents;
+  readonly #lead: ListenOptions['lead'];
+  #closed = false;
+  #held: PooledConnection | undefined;
+  #holdsLead = false;
+  #reconnect: NodeJS.Timeout | undefined;
+  #contender: NodeJS.Timeout | undefined;
+
+  constructor(
+    pool: ConnectionPool,
+    channel: string,
+    events: NotificationEvents,
+    lead: ListenOptions['lead'],
+  ) {
+    this.#pool = pool;
+    this.#channel = channel;
+    this.#events = events;
+    this.#lead = lead;
+  }
+
+  get leading(): boolean {
+    return this.#lead === undefined || this.#holdsLead;
+  }
+
+  /** Takes a connection, contends for the lead on it, and listens; reported as a notification. */
+  async connect(): Promise<void> {
+    this.#reconnect = undefined;
+    if (this.#closed) return;
+    let connection: PooledConnection;
+    try {
+      connection = await this.#pool.connect();
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    if (this.#closed) {
+      connection.release();
+      return;
+    }
+    this.#hold(connection);
+    await this.#contend(connection);
+    if (this.#held !== connection) return;
+    try {
+      await connection.query(`LISTEN ${this.#channel}`);
+    } catch (error) {
+      this.#drop(connection, error);
+      return;
+    }
+    this.#events.onNotify(null);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#reconnect !== undefined) clearTimeout(this.#reconnect);
+    if (this.#contender !== undefined) clearTimeout(this.#contender);
+    const connection = this.#held;
+    this.#held = undefined;
+    this.#holdsLead = false;
+    if (connection === undefined) return;
+    connection.removeAllListeners('notification');
+    if (this.#lead !== undefined) {
+      // Closed rather than pooled: the session's lead lock (held, or being taken) ends with it.
+      connection.release(true);
+      return;
+    }
+    try {
+      await connection.query(`UNLISTEN ${this.#channel}`);
+      connection.release();
+    } catch (error) {
+      connection.release(error instanceof Error ? error : true);
+    }
+  }
+
+  /** Holds a connection: its notifications are passed on, its failure drops it. */
+  #hold(connection: PooledConnection): void {
+    this.#held = connection;
+    connection.on('error', (error) =>
+      this.#drop(connection, error ?? new Error('connection error')),
+    );
+    connection.on('end', () => this.#drop(connection, new Error('LISTEN connection ended')));
+    connection.on('notification', (message) => {
+      if (message.channel === this.#channel) this.#events.onNotify(message.payload ?? '');
+    });
+  }
 
   /** Tries to take the lead lock on the held connection; again every `retryMs` until it holds it. */
-  async function contend(connection: PooledConnection): Promise<void> {
-    contender = undefined;
-    if (lead === undefined || closed || held !== connection || leading) return;
+  async #contend(connection: PooledConnection): Promise<void> {
+    this.#contender = undefined;
+    const lead = this.#lead;
+    if (lead === undefined || this.#closed || this.#held !== connection || this.#holdsLead) return;
     try {
       const { rows } = await connection.query('SELECT pg_try_advisory_lock($1) AS held', [
         String(lead.key),
       ]);
-      if (held === connection) leading = (rows[0] as { held: boolean } | undefined)?.held === true;
+      if (this.#held === connection) {
+        this.#holdsLead = (rows[0] as { held: boolean } | undefined)?.held === true;
+      }
     } catch (error) {
-      drop(connection, error);
+      this.#drop(connection, error);
       return;
     }
-    if (!leading && !closed && held === connection) {
-      contender = setTimeout(() => void contend(connection), lead.retryMs);
+    if (!this.#holdsLead && !this.#closed && this.#held === connection) {
+      this.#contender = setTimeout(() => void this.#contend(connection), lead.retryMs);
     }
   }
 
-  const drop = (connection: PooledConnection, error: unknown) => {
-    if (held !== connection) return;
-    held = undefined;
-    // The session's lock goes with the connection, which is destroyed rather than pooled.
-    leading = false;
-    if (contender !== undefined) clearTimeout(contender);
+  /** Lets a failed connection go (destroyed, with its session's lock) and connects again. */
+  #drop(connection: PooledConnection, error: unknown): void {
+    if (this.#held !== connection) return;
+    this.#held = undefined;
+    this.#holdsLead = false;
+    if (this.#contender !== undefined) clearTimeout(this.#contender);
     connection.removeAllListeners('notification');
     connection.release(error instanceof Error ? error : true);
-    if (!closed) {
-      events.onError(error);
-      retry = setTimeout(connect, RECONNECT_DELAY_MS);
-    }
-  };
-
-  async function connect(): Promise<void> {
-    retry = undefined;
-    if (closed) return;
-    let connection: PooledConnection;
-    try {
-      connection = await pool.connect();
-    } catch (error) {
-      if (!closed) {
-        events.onError(error);
-        retry = setTimeout(connect, RECONNECT_DELAY_MS);
-      }
-      return;
-    }
-    if (closed) {
-      connection.release();
-      return;
-    }
-    held = connection;
-    connection.on('error', (error) => drop(connection, error ?? new Error('connection error')));
-    connection.on('end', () => drop(connection, new Error('LISTEN connection ended')));
-    connection.on('notification', (message) => {
-      if (message.channel === channel) events.onNotify(message.payload ?? '');
-    });
-    await contend(connection);
-    if (held !== connection) return;
-    try {
-      await connection.query(`LISTEN ${channel}`);
-    } catch (error) {
-      drop(connection, error);
-      return;
-    }
-    events.onNotify(null);
+    this.#failed(error);
   }
 
-  await connect();
-  return {
-    get leading() {
-      return lead === undefined || leading;
-    },
-    async close() {
-      closed = true;
-      if (retry !== undefined) clearTimeout(retry);
-      if (contender !== undefined) clearTimeout(contender);
-      const connection = held;
-      held = undefined;
-      leading = false;
-      if (connection === undefined) return;
-      connection.removeAllListeners('notification');
-      if (lead !== undefined) {
-        // Closed rather than pooled: the session's lead lock (held, or being taken) ends with it.
-        connection.release(true);
-        return;
-      }
-      try {
-        await connection.query(`UNLISTEN ${channel}`);
-        connection.release();
-      } catch (error) {
-        connection.release(error instanceof Error ? error : true);
-      }
-    },
-  };
+  /** Reports a failure and connects again after a pause, unless closed. */
+  #failed(error: unknown): void {
+    if (this.#closed) return;
+    this.#events.onError(error);
+    this.#reconnect = setTimeout(() => void this.connect(), RECONNECT_DELAY_MS);
+  }
 }

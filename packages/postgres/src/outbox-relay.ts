@@ -1,98 +1,65 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RecordedEvent } from '@workforce-kit/core';
-import { canListen, listenForNotifications, type NotificationListener } from './notifications.js';
-import { outboxBacklog, registerOutboxDestinations } from './outbox-admin.js';
+import { type Claim, OutboxClaims } from './outbox-claims.js';
+import { DeliveryHandOver, type ErrorReport, type HandedOver } from './outbox-hand-over.js';
+import { OutcomeRecorder } from './outbox-outcomes.js';
 import { type RetentionSchedule, scheduleRetention } from './outbox-retention.js';
-import { RETRY_DEFAULTS, type RetryPolicy, retryDelayMs } from './outbox-retry.js';
-import { OUTBOX_CHANNEL } from './outbox-schema.js';
-import { CLAIM, type ClaimRow, type OutcomeRow, RECORD_OUTCOMES, RELEASE } from './outbox-sql.js';
+import { RETRY_DEFAULTS } from './outbox-retry.js';
 import type {
   DeliveryCounts,
-  DeliveryOutcome,
-  DeliveryResult,
-  OutboxDelivery,
   OutboxRelay,
   OutboxRelayOptions,
   OutboxRelayStats,
 } from './outbox-types.js';
-import { createWakeScheduler } from './relay-scheduler.js';
-import type { SqlClient } from './sql-client.js';
-import { json } from './store-records.js';
-
-/** The payload of a busy relay's request for help (a change's notification has none). */
-const HELP = 'help';
-
-/** The advisory lock that elects the relay woken by changes' notifications (see `lead`). */
-const LEAD_LOCK_KEY = 7438291003n;
-
-/** A claim's outcomes not yet recorded (the database was unreachable): recorded before the next claim. */
-interface UnrecordedOutcomes {
-  readonly claimId: string;
-  readonly deliveries: readonly OutboxDelivery[];
-  readonly results: readonly DeliveryResult[];
-  readonly durationMs: number;
-}
-
-/** A claim of due deliveries, made under one id. */
-interface Claimed {
-  readonly claimId: string;
-  readonly deliveries: OutboxDelivery[];
-}
+import { RelayWakeups } from './relay-wakeups.js';
 
 /**
- * A relay of the outbox (see {@link createOutboxRelay}): its loops claim, hand over and record
- * deliveries; its listener wakes them.
+ * A relay of the outbox (see {@link createOutboxRelay}): its loops claim deliveries, hand them
+ * over and record their outcomes, each part a class of its own; this one starts and stops them.
  */
 class PostgresOutboxRelay implements OutboxRelay {
   readonly relayId: string;
   readonly #options: OutboxRelayOptions;
-  readonly #client: SqlClient;
-  readonly #destinations: readonly string[];
-  readonly #batchSize: number;
-  readonly #leaseMs: number;
   readonly #pollIntervalMs: number;
-  readonly #policy: Required<RetryPolicy>;
-  readonly #counts = { delivered: 0, retry: 0, dead: 0, superseded: 0 };
-  readonly #scheduler = createWakeScheduler();
-  readonly #abort = new AbortController();
-  /** Outcomes the database could not take yet: recorded before the next claim. */
-  #unrecorded: UnrecordedOutcomes[] = [];
-  #listener: NotificationListener | undefined;
-  /** Set when this relay asked the others for help; cleared when one of its loops claims. */
-  #helpAsked = false;
+  readonly #report: ErrorReport;
+  readonly #wakeups: RelayWakeups;
+  readonly #claims: OutboxClaims;
+  readonly #handOver: DeliveryHandOver;
+  readonly #outcomes: OutcomeRecorder;
   #retention: RetentionSchedule | undefined;
   #loops: Promise<void>[] = [];
   #stopping: Promise<void> | undefined;
 
   constructor(options: OutboxRelayOptions) {
+    const { client } = options;
     this.#options = options;
-    this.#client = options.client;
-    this.#destinations = [...new Set(options.destinations)];
-    this.#batchSize = options.batchSize ?? 50;
-    this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.#policy = { ...RETRY_DEFAULTS, ...options.retry };
     this.relayId = options.relayId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.#report = (error, context) => options.onError?.(error, context);
+    this.#wakeups = new RelayWakeups(client, this.#report);
+    this.#claims = new OutboxClaims({
+      client,
+      relayId: this.relayId,
+      destinations: options.destinations,
+      batchSize: options.batchSize ?? 50,
+      leaseMs: options.leaseMs ?? 30_000,
+    });
+    this.#handOver = new DeliveryHandOver(options.deliver, this.#report);
+    this.#outcomes = new OutcomeRecorder({
+      client,
+      policy: { ...RETRY_DEFAULTS, ...options.retry },
+      onOutcome: options.onOutcome,
+      report: this.#report,
+    });
   }
 
   /** Registers the destinations, listens, and starts the loops and the retention. */
   async start(): Promise<void> {
     const options = this.#options;
-    await registerOutboxDestinations(this.#client, this.#destinations);
-    if ((options.listen ?? true) && canListen(this.#client)) {
-      this.#listener = await listenForNotifications(
-        this.#client,
-        OUTBOX_CHANNEL,
-        {
-          onNotify: (payload) => this.#onNotify(payload),
-          onError: (error) => this.#report(error, 'listen'),
-        },
-        { lead: { key: LEAD_LOCK_KEY, retryMs: this.#pollIntervalMs } },
-      );
-    }
+    await this.#claims.register();
+    if (options.listen ?? true) await this.#wakeups.listen(this.#pollIntervalMs);
     if (options.retention !== false) {
-      this.#retention = scheduleRetention(this.#client, options.retention ?? {}, (error) =>
+      this.#retention = scheduleRetention(options.client, options.retention ?? {}, (error) =>
         this.#report(error, 'retention'),
       );
     }
@@ -101,19 +68,20 @@ class PostgresOutboxRelay implements OutboxRelay {
     );
   }
 
+  /** Looks for due deliveries now. */
   wake(): void {
-    this.#scheduler.wake();
+    this.#wakeups.wake();
   }
 
+  /** The outcomes recorded since start. */
   counts(): DeliveryCounts {
-    return { ...this.#counts };
+    return this.#outcomes.counts();
   }
 
+  /** The outcomes recorded since start, and the backlog of this relay's destinations. */
   async stats(): Promise<OutboxRelayStats> {
     const outcomes = this.counts();
-    const backlog = (await outboxBacklog(this.#client)).filter((each) =>
-      this.#destinations.includes(each.destination),
-    );
+    const backlog = await this.#claims.backlog();
     const ages = backlog.flatMap((each) =>
       each.oldestPendingAgeMs === null ? [] : [each.oldestPendingAgeMs],
     );
@@ -124,196 +92,87 @@ class PostgresOutboxRelay implements OutboxRelay {
     };
   }
 
+  /** Stops the loops, the retention and the listener; idempotent. */
   stop(options?: { readonly abandonAfterMs?: number }): Promise<void> {
     this.#stopping ??= this.#stop(options?.abandonAfterMs ?? 10_000);
     return this.#stopping;
   }
 
   async #stop(abandonAfterMs: number): Promise<void> {
-    this.#scheduler.close();
+    this.#wakeups.close();
     const retained = this.#retention?.stop();
+    await this.#loopsEnded(abandonAfterMs);
+    await this.#outcomes.recordKept().catch(() => false);
+    await retained;
+    await this.#wakeups.unlisten();
+  }
+
+  /** Waits for the loops; past `abandonAfterMs`, aborts the batches being handed over. */
+  async #loopsEnded(abandonAfterMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(this.#loops),
       new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          this.#abort.abort(new Error('the relay is stopping'));
+          this.#handOver.abort(new Error('the relay is stopping'));
           resolve();
         }, abandonAfterMs);
       }),
     ]);
     if (timer !== undefined) clearTimeout(timer);
     await Promise.all(this.#loops);
-    await this.#recordUnrecorded().catch(() => false);
-    await retained;
-    await this.#listener?.close().catch((error) => this.#report(error, 'unlisten'));
-  }
-
-  #report(error: unknown, context: string): void {
-    this.#options.onError?.(error, context);
-  }
-
-  /** All this relay's loops are busy: the other relays' sleeping loops are woken (once a claim). */
-  #askForHelp(): void {
-    if (this.#helpAsked || this.#scheduler.closed) return;
-    this.#helpAsked = true;
-    this.#client
-      .query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, HELP])
-      .catch((error) => this.#report(error, 'notify'));
-  }
-
-  /**
-   * A change's notification (or a re-drive's) wakes the leading relay only (one claim finds what
-   * one change queued); it asks the others for help when its loops are all busy. A request for
-   * help, or a listener that reconnected (notifications may have been missed), wakes any relay.
-   */
-  #onNotify(payload: string | null): void {
-    const scheduler = this.#scheduler;
-    if (payload === HELP || payload === null) {
-      scheduler.wake();
-      return;
-    }
-    if (!(this.#listener?.leading ?? true)) return;
-    if (scheduler.sleeping === 0) this.#askForHelp();
-    scheduler.wake();
-  }
-
-  async #claim(): Promise<Claimed> {
-    const claimId = randomUUID();
-    const { rows } = await this.#client.query(CLAIM, [
-      this.#destinations,
-      this.#batchSize,
-      claimId,
-      this.relayId,
-      this.#leaseMs,
-    ]);
-    return { claimId, deliveries: (rows as ClaimRow[]).map(deliveryOf) };
-  }
-
-  /** The deliverer's results, one per delivery: a throw, or a missing result, is a retry. */
-  async #handOver(deliveries: readonly OutboxDelivery[]): Promise<readonly DeliveryResult[]> {
-    try {
-      const results = await this.#options.deliver(deliveries, this.#abort.signal);
-      return deliveries.map((_, i) => {
-        const result = results[i];
-        return result?.outcome === 'delivered' || result?.outcome === 'retry'
-          ? result
-          : { outcome: 'retry', error: 'the deliverer reported no outcome' };
-      });
-    } catch (error) {
-      this.#report(error, 'deliver');
-      const message = error instanceof Error ? error.message : String(error);
-      return deliveries.map(() => ({ outcome: 'retry', error: `deliverer failed: ${message}` }));
-    }
-  }
-
-  /** Records a claim's outcomes; whether a delivery let a later event of its subject go. */
-  async #record(batch: UnrecordedOutcomes): Promise<boolean> {
-    const { deliveries, results } = batch;
-    const policy = this.#policy;
-    const { rows } = await this.#client.query(RECORD_OUTCOMES, [
-      deliveries.map((d) => d.destination),
-      deliveries.map((d) => String(d.position)),
-      results.map((r) => r.outcome),
-      results.map((r) => retryOf(r)?.error.slice(0, 2000) ?? null),
-      deliveries.map((d) => retryDelayMs(d.attempt, policy)),
-      policy.maxAttempts,
-      policy.maxAgeMs,
-      batch.claimId,
-    ]);
-    const recorded = rows as OutcomeRow[];
-    const states = new Map(
-      recorded.map((row) => [`${row.destination} ${row.position}`, row.state]),
-    );
-    deliveries.forEach((delivery, i) => {
-      const state = states.get(`${delivery.destination} ${delivery.position}`);
-      const outcome: DeliveryOutcome['outcome'] =
-        state === undefined ? 'superseded' : state === 'pending' ? 'retry' : state;
-      this.#counts[outcome] += 1;
-      const error = retryOf(results[i] as DeliveryResult)?.error;
-      this.#options.onOutcome?.({
-        delivery,
-        outcome,
-        durationMs: batch.durationMs,
-        ...(error === undefined ? {} : { error }),
-      });
-    });
-    return recorded.some((row) => row.unblocks);
-  }
-
-  /** Records what earlier claims could not; false while the database is still unreachable. */
-  async #recordUnrecorded(): Promise<boolean> {
-    for (let first = this.#unrecorded[0]; first !== undefined; first = this.#unrecorded[0]) {
-      try {
-        await this.#record(first);
-      } catch (error) {
-        this.#report(error, 'record outcomes');
-        return false;
-      }
-      this.#unrecorded = this.#unrecorded.slice(1);
-    }
-    return true;
   }
 
   /** A loop: claims due deliveries, hands them over, records their outcomes, until stopped. */
   async #loop(): Promise<void> {
-    const scheduler = this.#scheduler;
-    while (!scheduler.closed) {
-      if (!(await this.#recordUnrecorded())) {
+    const wakeups = this.#wakeups;
+    while (!wakeups.closed) {
+      if (!(await this.#outcomes.recordKept())) {
         // The database is unreachable: a notification from before must not make this a busy loop.
-        await this.#sleepAfterFailure();
+        await wakeups.sleepAfterFailure(this.#pollIntervalMs);
         continue;
       }
-      scheduler.clear();
-      this.#helpAsked = false;
-      let claimed: Claimed;
-      try {
-        claimed = await this.#claim();
-      } catch (error) {
-        if (!scheduler.closed) this.#report(error, 'claim');
-        await this.#sleepAfterFailure();
+      wakeups.claiming();
+      const claim = await this.#claim();
+      if (claim === undefined) {
+        await wakeups.sleepAfterFailure(this.#pollIntervalMs);
         continue;
       }
-      if (claimed.deliveries.length === 0) {
-        await scheduler.sleep(this.#pollIntervalMs);
-        continue;
-      }
-      const more = await this.#deliver(claimed);
       // Claims again at once only when there may be more; otherwise it sleeps until a
       // notification that came meanwhile (kept), a later one, or the poll.
-      if (!more) await scheduler.sleep(this.#pollIntervalMs);
+      if (claim.deliveries.length === 0 || !(await this.#deliver(claim))) {
+        await wakeups.sleep(this.#pollIntervalMs);
+      }
     }
   }
 
-  async #sleepAfterFailure(): Promise<void> {
-    this.#scheduler.clear();
-    await this.#scheduler.sleep(this.#pollIntervalMs);
+  /** A claim; none when the database cannot be reached. */
+  async #claim(): Promise<Claim | undefined> {
+    try {
+      return await this.#claims.claim();
+    } catch (error) {
+      if (!this.#wakeups.closed) this.#report(error, 'claim');
+      return undefined;
+    }
   }
 
   /**
    * Hands a claim over and records its outcomes; whether there may be more at once: the claim was
    * full, or a delivery let a later event of its subject go (which no notification announces).
    */
-  async #deliver({ claimId, deliveries }: Claimed): Promise<boolean> {
-    // A full claim may have left more: another loop of this relay looks too, or another relay.
-    const full = deliveries.length >= this.#batchSize;
-    if (full && this.#scheduler.sleeping > 0) this.#scheduler.wake();
-    else if (full) this.#askForHelp();
-    const started = performance.now();
-    const results = await this.#handOver(deliveries);
-    const batch = { claimId, deliveries, results, durationMs: performance.now() - started };
-    if (this.#abort.signal.aborted) {
-      await this.#abandon(batch);
+  async #deliver(claim: Claim): Promise<boolean> {
+    const full = this.#claims.isFull(claim);
+    if (full) this.#wakeups.moreMayBeDue();
+    const handedOver = await this.#handOver.handOver(claim);
+    if (this.#handOver.aborted) {
+      await this.#abandon(handedOver);
       return false;
     }
     try {
-      return (await this.#record(batch)) || full;
+      return (await this.#outcomes.record(handedOver)) || full;
     } catch (error) {
       this.#report(error, 'record outcomes');
-      // Recorded later, before the next claim, where the claim is still this relay's (no other
-      // took it over after the lease ran out), sparing the receiver duplicates; bounded so that a
-      // long outage holds little memory.
-      this.#unrecorded = [...this.#unrecorded, batch].slice(-100);
+      this.#outcomes.keep(handedOver);
       return full;
     }
   }
@@ -322,33 +181,20 @@ class PostgresOutboxRelay implements OutboxRelay {
    * A claim abandoned at stop: what was delivered is recorded; the rest is given back (due again
    * at once, for any relay) rather than counted as a failed attempt.
    */
-  async #abandon(batch: UnrecordedOutcomes): Promise<void> {
-    const { deliveries, results } = batch;
+  async #abandon(handedOver: HandedOver): Promise<void> {
+    const { deliveries, results } = handedOver;
     const delivered = deliveries.flatMap((delivery, i) =>
       results[i]?.outcome === 'delivered' ? [{ delivery, result: results[i] }] : [],
     );
-    await this.#record({
-      ...batch,
-      deliveries: delivered.map((each) => each.delivery),
-      results: delivered.map((each) => each.result),
-    })
-      .then(() => this.#client.query(RELEASE, [batch.claimId]))
+    await this.#outcomes
+      .record({
+        ...handedOver,
+        deliveries: delivered.map((each) => each.delivery),
+        results: delivered.map((each) => each.result),
+      })
+      .then(() => this.#claims.release(handedOver.claimId))
       .catch((error) => this.#report(error, 'release'));
   }
-}
-
-const retryOf = (result: DeliveryResult) => (result.outcome === 'retry' ? result : undefined);
-
-/** A claimed row as the deliverer is handed it. */
-function deliveryOf(row: ClaimRow): OutboxDelivery {
-  return {
-    destination: row.destination,
-    position: Number(row.position),
-    event: json(row.payload) as unknown as RecordedEvent,
-    record: (json(row.record) ?? null) as Record<string, unknown> | null,
-    attempt: Number(row.attempts),
-    recordedAt: Number(row.recorded_at_ms),
-  };
 }
 
 /**

@@ -121,7 +121,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const shifts = new RecordTable<Shift>('shifts', statements, writes, soleWriter);
   const restaurants = new RestaurantTable(statements, soleWriter);
   const eventsOf = (rows: { payload: unknown }[]) =>
-    rows.map((row) => json(row.payload) as unknown as RecordedEvent);
+    rows.map((row) => json<RecordedEvent>(row.payload));
 
   return {
     employees: recordPorts(employees),

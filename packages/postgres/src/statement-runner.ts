@@ -16,6 +16,7 @@ export class StatementRunner {
 
   constructor(client: SqlClient, namedStatements: boolean) {
     this.#client = client;
+    // Cast: `namedStatements` is the caller's word that the client also takes a config, as pg's do.
     this.#named = namedStatements ? (client as unknown as NamedStatementClient) : undefined;
   }
 

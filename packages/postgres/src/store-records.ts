@@ -15,9 +15,12 @@ export interface RecordRow {
   readonly version: number;
 }
 
-/** JSON columns arrive parsed from pg and PGlite; text from a client configured otherwise. */
-export function json(value: unknown): Record<string, unknown> {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+/**
+ * A JSON column's value, of the type the store wrote into it: parsed by pg and PGlite, text from a
+ * client configured otherwise.
+ */
+export function json<T = Record<string, unknown>>(value: unknown): T {
+  return typeof value === 'string' ? JSON.parse(value) : (value as T);
 }
 
 /** A record of its row. */

@@ -215,7 +215,7 @@ export class RestaurantTable {
     const { rows } = await this.#statements.run(READ_RESTAURANTS, [[...new Set(guids)]]);
     const byGuid = new Map<string, Restaurant>();
     for (const row of rows as { guid: string; data: unknown }[]) {
-      byGuid.set(row.guid, json(row.data) as unknown as Restaurant);
+      byGuid.set(row.guid, json<Restaurant>(row.data));
     }
     return guids.map((guid) => byGuid.get(guid) ?? null);
   }

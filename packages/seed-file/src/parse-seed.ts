@@ -460,14 +460,17 @@ export function parseSeed(json: unknown, loadedAt: Date): Result<Seed, SeedInval
       }
     }
   });
-  const located = Object.fromEntries(
-    COLLECTIONS.map((name) => [
-      name,
-      collection(name).flatMap((entry, index) =>
-        bad.has(`${name}/${index}`) ? [] : [{ index, entry }],
-      ),
-    ]),
-  ) as unknown as LocatedFile;
+  /** A collection's entries that no issue names: the schema accepted them, so they are of its type. */
+  const accepted = <C extends Collection>(name: C): Located<SeedFile[C][number]>[] =>
+    collection(name).flatMap((entry, index) =>
+      bad.has(`${name}/${index}`) ? [] : [{ index, entry: entry as SeedFile[C][number] }],
+    );
+  const located: LocatedFile = {
+    restaurants: accepted('restaurants'),
+    employees: accepted('employees'),
+    shifts: accepted('shifts'),
+    clients: accepted('clients'),
+  };
   // A restaurant counts as existing when its GUID is well-formed, whatever else is wrong with it.
   const restaurantGuids = new Set(
     collection('restaurants').flatMap((raw) => {

@@ -124,167 +124,207 @@ interface Connection {
  * ```
  */
 export function limitConnections(server: Server, options: ConnectionLimitOptions): ConnectionLimit {
-  const { maxConnections, maxIncompleteHeadersPerAddress: share } = options;
   for (const [name, value] of [
-    ['maxConnections', maxConnections],
-    ['maxIncompleteHeadersPerAddress', share],
+    ['maxConnections', options.maxConnections],
+    ['maxIncompleteHeadersPerAddress', options.maxIncompleteHeadersPerAddress],
   ] as const) {
     if (!Number.isInteger(value) || value < 1) {
       throw new RangeError(`${name} must be a whole number ≥ 1: ${value}`);
     }
   }
-  const connections = new Map<Socket, Connection>();
-  const clients = new Map<string, Client>();
-  /** Idle connections, idle the longest first. */
-  const idle = new Set<Connection>();
-  /** Clients holding more than their share of connections in `headers`. */
-  const crowded = new Set<Client>();
-  let inHeaders = 0;
-  const refused = { max_connections: 0, per_address: 0 };
-  const reclaimed = { idle: 0, headers: 0 };
-
-  /**
-   * Whether an idle connection has received bytes since: its next request has begun. Node's
-   * parser reads the socket without 'data' events (a listener would slow every read), so this is
-   * looked at when it matters (the server full, a scrape), not told.
-   */
-  const begunAgain = (connection: Connection) => connection.socket.bytesRead > connection.idleAt;
-
-  function enterHeaders(connection: Connection): void {
-    connection.state = 'headers';
-    const { client } = connection;
-    client.headers.add(connection);
-    inHeaders += 1;
-    if (client.headers.size > share) crowded.add(client);
-  }
-
-  /** Out of `headers` or `idle`, whichever it is in. */
-  function leaveState(connection: Connection): void {
-    if (connection.state === 'idle') {
-      idle.delete(connection);
-    } else if (connection.state === 'headers') {
-      const { client } = connection;
-      client.headers.delete(connection);
-      inHeaders -= 1;
-      if (client.headers.size <= share) crowded.delete(client);
-    }
-  }
-
-  function forget(connection: Connection): void {
-    leaveState(connection);
-    connections.delete(connection.socket);
-    const { client } = connection;
-    client.connections -= 1;
-    if (client.connections === 0) clients.delete(client.key);
-  }
-
-  function reclaim(connection: Connection, state: Reclaimed): void {
-    forget(connection);
-    connection.socket.destroy();
-    reclaimed[state] += 1;
-    options.onReclaimed?.(state, connection.client.key);
-  }
-
-  /** Closes one connection to make room: the one idle the longest, else a crowded client's oldest in `headers`. */
-  function makeRoom(): boolean {
-    for (const connection of idle) {
-      if (connection.socket.destroyed) {
-        // Closing already (its keep-alive timeout): its place is free.
-        forget(connection);
-        return true;
-      }
-      if (begunAgain(connection)) {
-        // Its next request has begun: it is in `headers`, and counts so from now on.
-        idle.delete(connection);
-        enterHeaders(connection);
-      } else {
-        reclaim(connection, 'idle');
-        return true;
-      }
-    }
-    let most: Client | undefined;
-    for (const client of crowded) {
-      if (most === undefined || client.headers.size > most.headers.size) most = client;
-    }
-    const [oldest] = most?.headers ?? [];
-    if (oldest === undefined) return false;
-    reclaim(oldest, 'headers');
-    return true;
-  }
-
-  function refuse(socket: Socket, refusal: Refusal, client: string): void {
-    socket.destroy();
-    refused[refusal] += 1;
-    options.onRefused?.(refusal, client);
-  }
-
+  const table = new ConnectionTable(options);
   // First among the listeners: a refused connection never gets an HTTP parser.
-  server.prependListener('connection', (socket: Socket) => {
+  server.prependListener('connection', (socket: Socket) => table.accept(socket));
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+    table.requestStarted(req, res),
+  );
+  return table;
+}
+
+/** The open connections by client and state, and what {@link limitConnections} counted. */
+class ConnectionTable implements ConnectionLimit {
+  readonly #options: ConnectionLimitOptions;
+  /** A client's share of connections in `headers` while the server is full. */
+  readonly #share: number;
+  readonly #connections = new Map<Socket, Connection>();
+  readonly #clients = new Map<string, Client>();
+  /** Idle connections, idle the longest first. */
+  readonly #idle = new Set<Connection>();
+  /** Clients holding more than their share of connections in `headers`. */
+  readonly #crowded = new Set<Client>();
+  #inHeaders = 0;
+  readonly #refused = { max_connections: 0, per_address: 0 };
+  readonly #reclaimed = { idle: 0, headers: 0 };
+
+  constructor(options: ConnectionLimitOptions) {
+    this.#options = options;
+    this.#share = options.maxIncompleteHeadersPerAddress;
+  }
+
+  refused(refusal: Refusal): number {
+    return this.#refused[refusal];
+  }
+
+  reclaimed(state: Reclaimed): number {
+    return this.#reclaimed[state];
+  }
+
+  open(): Record<ConnectionState, number> {
+    for (const connection of this.#idle) {
+      if (begunAgain(connection)) {
+        this.#idle.delete(connection);
+        this.#enterHeaders(connection);
+      }
+    }
+    const idle = this.#idle.size;
+    return {
+      headers: this.#inHeaders,
+      busy: this.#connections.size - this.#inHeaders - idle,
+      idle,
+    };
+  }
+
+  get clients(): number {
+    return this.#clients.size;
+  }
+
+  /** A new connection: let in (making room at the cap), or refused. */
+  accept(socket: Socket): void {
     const address = socket.remoteAddress;
     if (address === undefined) {
       socket.destroy();
       return;
     }
     const key = clientOf(address);
-    const known = clients.get(key);
-    if (connections.size >= maxConnections) {
-      if (known !== undefined && known.headers.size >= share) {
-        refuse(socket, 'per_address', key);
+    const known = this.#clients.get(key);
+    if (this.#connections.size >= this.#options.maxConnections) {
+      if (known !== undefined && known.headers.size >= this.#share) {
+        this.#refuse(socket, 'per_address', key);
         return;
       }
-      if (!makeRoom()) {
-        refuse(socket, 'max_connections', key);
+      if (!this.#makeRoom()) {
+        this.#refuse(socket, 'max_connections', key);
         return;
       }
     }
     const client = known ?? { key, connections: 0, headers: new Set() };
-    clients.set(key, client);
+    this.#clients.set(key, client);
     client.connections += 1;
     const connection: Connection = { socket, client, state: 'headers', requests: 0, idleAt: 0 };
-    connections.set(socket, connection);
-    enterHeaders(connection);
+    this.#connections.set(socket, connection);
+    this.#enterHeaders(connection);
     socket.once('close', () => {
-      if (connections.get(socket) === connection) forget(connection);
+      if (this.#connections.get(socket) === connection) this.#forget(connection);
     });
-  });
+  }
 
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const connection = connections.get(req.socket);
+  /** A request's headers arrived: its connection is busy until its responses have finished. */
+  requestStarted(req: IncomingMessage, res: ServerResponse): void {
+    const connection = this.#connections.get(req.socket);
     if (connection === undefined) return;
-    leaveState(connection);
+    this.#leaveState(connection);
     connection.state = 'busy';
     connection.requests += 1;
     // 'close' comes once the response has finished, or the connection has died before.
-    res.once('close', () => {
-      connection.requests -= 1;
-      const { socket } = connection;
-      if (connection.requests > 0 || socket.destroyed || connections.get(socket) !== connection) {
-        return;
-      }
-      connection.state = 'idle';
-      connection.idleAt = socket.bytesRead;
-      idle.add(connection);
-    });
-  });
+    res.once('close', () => this.#responseClosed(connection));
+  }
 
-  return {
-    refused: (refusal) => refused[refusal],
-    reclaimed: (state) => reclaimed[state],
-    open() {
-      for (const connection of idle) {
-        if (begunAgain(connection)) {
-          idle.delete(connection);
-          enterHeaders(connection);
-        }
+  #responseClosed(connection: Connection): void {
+    connection.requests -= 1;
+    const { socket } = connection;
+    if (
+      connection.requests > 0 ||
+      socket.destroyed ||
+      this.#connections.get(socket) !== connection
+    ) {
+      return;
+    }
+    connection.state = 'idle';
+    connection.idleAt = socket.bytesRead;
+    this.#idle.add(connection);
+  }
+
+  #enterHeaders(connection: Connection): void {
+    connection.state = 'headers';
+    const { client } = connection;
+    client.headers.add(connection);
+    this.#inHeaders += 1;
+    if (client.headers.size > this.#share) this.#crowded.add(client);
+  }
+
+  /** Out of `headers` or `idle`, whichever it is in. */
+  #leaveState(connection: Connection): void {
+    if (connection.state === 'idle') {
+      this.#idle.delete(connection);
+    } else if (connection.state === 'headers') {
+      const { client } = connection;
+      client.headers.delete(connection);
+      this.#inHeaders -= 1;
+      if (client.headers.size <= this.#share) this.#crowded.delete(client);
+    }
+  }
+
+  #forget(connection: Connection): void {
+    this.#leaveState(connection);
+    this.#connections.delete(connection.socket);
+    const { client } = connection;
+    client.connections -= 1;
+    if (client.connections === 0) this.#clients.delete(client.key);
+  }
+
+  /** Closes one connection to make room: the one idle the longest, else a crowded client's oldest in `headers`. */
+  #makeRoom(): boolean {
+    return this.#reclaimIdle() || this.#reclaimCrowded();
+  }
+
+  #reclaimIdle(): boolean {
+    for (const connection of this.#idle) {
+      if (connection.socket.destroyed) {
+        // Closing already (its keep-alive timeout): its place is free.
+        this.#forget(connection);
+        return true;
       }
-      return {
-        headers: inHeaders,
-        busy: connections.size - inHeaders - idle.size,
-        idle: idle.size,
-      };
-    },
-    get clients() {
-      return clients.size;
-    },
-  };
+      if (!begunAgain(connection)) {
+        this.#reclaim(connection, 'idle');
+        return true;
+      }
+      // Its next request has begun: it is in `headers`, and counts so from now on.
+      this.#idle.delete(connection);
+      this.#enterHeaders(connection);
+    }
+    return false;
+  }
+
+  #reclaimCrowded(): boolean {
+    let most: Client | undefined;
+    for (const client of this.#crowded) {
+      if (most === undefined || client.headers.size > most.headers.size) most = client;
+    }
+    const [oldest] = most?.headers ?? [];
+    if (oldest === undefined) return false;
+    this.#reclaim(oldest, 'headers');
+    return true;
+  }
+
+  #reclaim(connection: Connection, state: Reclaimed): void {
+    this.#forget(connection);
+    connection.socket.destroy();
+    this.#reclaimed[state] += 1;
+    this.#options.onReclaimed?.(state, connection.client.key);
+  }
+
+  #refuse(socket: Socket, refusal: Refusal, client: string): void {
+    socket.destroy();
+    this.#refused[refusal] += 1;
+    this.#options.onRefused?.(refusal, client);
+  }
+}
+
+/**
+ * Whether an idle connection has received bytes since: its next request has begun. Node's parser
+ * reads the socket without 'data' events (a listener would slow every read), so this is looked at
+ * when it matters (the server full, a scrape), not told.
+ */
+function begunAgain(connection: Connection): boolean {
+  return connection.socket.bytesRead > connection.idleAt;
 }

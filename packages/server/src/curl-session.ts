@@ -1,3 +1,4 @@
+import type { Guid } from '@workforce-kit/core';
 import type { Seed } from '@workforce-kit/seed-file';
 import { LOGIN_PATH } from './dev-login.js';
 
@@ -21,10 +22,8 @@ export function curlSession(
   const client =
     seed.clients.find((c) => c.scopes.length === 3 && !c.restaurants.includes('*')) ??
     seed.clients[0];
-  const permitted = (guid: string) =>
-    client === undefined ||
-    client.restaurants.includes('*') ||
-    client.restaurants.includes(guid as never);
+  const permitted = (guid: Guid) =>
+    client === undefined || client.restaurants.includes('*') || client.restaurants.includes(guid);
   const restaurant = seed.restaurants.find((r) => !r.general.archived && permitted(r.guid));
   if (restaurant === undefined) return '# The seed has no restaurant to show.';
   const archived = seed.employees.find((e) => e.restaurantGuid === restaurant.guid && e.deleted);

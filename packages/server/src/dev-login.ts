@@ -146,6 +146,207 @@ function oauthProblem(
   });
 }
 
+/** A development token for the client: HS256, for an hour, its scopes and restaurants as claims. */
+function signToken(options: DevLoginOptions, client: SeedClient): Promise<string> {
+  return new SignJWT({
+    scope: client.scopes.join(' '),
+    restaurants: client.restaurants.includes('*') ? '*' : [...client.restaurants],
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setSubject(client.clientId)
+    .setIssuer(options.issuer)
+    .setIssuedAt()
+    .setJti(randomUUID())
+    .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
+    .setAudience(options.audience ?? [])
+    .sign(options.secret);
+}
+
+/** Wrong logins counted per client address and per client id, over 15 minutes. */
+class WrongLoginThrottle {
+  readonly #knownClients: ReadonlySet<string>;
+  readonly #byClient = new RateLimiterMemory({
+    keyPrefix: 'login-client',
+    points: WRONG_LOGINS_PER_15_MINUTES.perClient,
+    duration: 15 * 60,
+  });
+  readonly #byAddress = new RateLimiterMemory({
+    keyPrefix: 'login-address',
+    points: WRONG_LOGINS_PER_15_MINUTES.perAddress,
+    duration: 15 * 60,
+  });
+
+  constructor(clients: readonly SeedClient[]) {
+    this.#knownClients = new Set(clients.map((client) => client.clientId));
+  }
+
+  /** Seconds until this login may be tried again, or 0 when it is not throttled. */
+  async waitSeconds(request: HostRequest, clientId: string): Promise<number> {
+    let wait = 0;
+    for (const { limiter, key } of this.#throttles(request, clientId)) {
+      const state = await limiter.get(key);
+      if (state !== null && state.remainingPoints <= 0) {
+        wait = Math.max(wait, Math.ceil(state.msBeforeNext / 1000));
+      }
+    }
+    return wait;
+  }
+
+  /** Counts a wrong login against its throttles. */
+  async count(request: HostRequest, clientId: string): Promise<void> {
+    for (const { limiter, key } of this.#throttles(request, clientId)) {
+      await limiter.consume(key).catch((refusal: unknown) => {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      });
+    }
+  }
+
+  /** The throttles of a login: its address, and its client id when it names a client. */
+  #throttles(request: HostRequest, clientId: string) {
+    const byAddress = { limiter: this.#byAddress, key: request.address ?? 'unknown' };
+    // Unknown client ids count against the address only: they cannot grow the client table.
+    return this.#knownClients.has(clientId)
+      ? [byAddress, { limiter: this.#byClient, key: clientId }]
+      : [byAddress];
+  }
+}
+
+/** The login's two styles over one check of the credentials and one throttle. */
+class DevLogin {
+  readonly #options: DevLoginOptions;
+  readonly #throttle: WrongLoginThrottle;
+
+  constructor(options: DevLoginOptions) {
+    this.#options = options;
+    this.#throttle = new WrongLoginThrottle(options.clients);
+  }
+
+  /** A POST: the platform's JSON login, or the OAuth 2.0 form, by its media type. */
+  handle(request: HostRequest): HostAnswer | Promise<HostAnswer> {
+    const { type } = mediaTypeOf(request.headers['content-type']);
+    if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
+      return answerProblem({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        detail: `${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
+      });
+    }
+    const text = bodyText(request.headers, request.body);
+    if (typeof text !== 'string') return text;
+    return type === 'application/json'
+      ? this.#platformStyleLogin(request, text)
+      : this.#oauthLogin(request, text);
+  }
+
+  async #platformStyleLogin(request: HostRequest, text: string): Promise<HostAnswer> {
+    const login = platformLoginOf(text);
+    if (!('clientId' in login)) return login;
+    const client = await this.#clientFor(request, login.clientId, login.clientSecret, false);
+    if (!('clientId' in client)) return client;
+    return answerJson({
+      token: {
+        tokenType: 'Bearer',
+        accessToken: await signToken(this.#options, client),
+        expiresIn: TOKEN_LIFETIME_SECONDS,
+        scope: client.scopes.join(' '),
+      },
+      status: 'SUCCESS',
+    });
+  }
+
+  async #oauthLogin(request: HostRequest, text: string): Promise<HostAnswer> {
+    const credentials = oauthCredentialsOf(request, text);
+    if (!('id' in credentials)) return credentials;
+    const client = await this.#clientFor(request, credentials.id, credentials.secret, true);
+    if (!('clientId' in client)) return client;
+    return answerJson({
+      access_token: await signToken(this.#options, client),
+      token_type: 'Bearer',
+      expires_in: TOKEN_LIFETIME_SECONDS,
+      scope: client.scopes.join(' '),
+    });
+  }
+
+  /** The client of the credentials, or the answer why not. */
+  async #clientFor(
+    request: HostRequest,
+    clientId: string,
+    secret: string,
+    oauth: boolean,
+  ): Promise<SeedClient | HostAnswer> {
+    const wait = await this.#throttle.waitSeconds(request, clientId);
+    if (wait > 0) {
+      return answerProblem({
+        code: 'RATE_LIMITED',
+        detail: `Too many wrong logins; retry in ${wait} s.`,
+        headers: { 'Retry-After': String(wait) },
+      });
+    }
+    const client = authenticate(this.#options.clients, clientId, secret);
+    if (client !== undefined) return client;
+    await this.#throttle.count(request, clientId);
+    const refusal: ProblemOccurrence = {
+      code: 'INVALID_CLIENT',
+      detail: 'The client id or secret is wrong.',
+      ...(oauth ? { headers: { 'WWW-Authenticate': 'Basic realm="workforce-kit"' } } : {}),
+    };
+    return oauth ? oauthProblem(refusal, 'invalid_client') : answerProblem(refusal);
+  }
+}
+
+/** The platform-style login of a JSON body, or the problem that answers it. */
+function platformLoginOf(text: string): z.infer<typeof platformLogin> | HostAnswer {
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return answerProblem({ code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' });
+  }
+  const login = platformLogin.safeParse(body);
+  if (login.success) return login.data;
+  return answerProblem({
+    code: 'VALIDATION_FAILED',
+    detail: `${PLATFORM_STYLE}.`,
+    errors: login.error.issues.map((issue) => ({
+      path: `/body${issue.path.map((key) => `/${String(key)}`).join('')}`,
+      message: issue.message,
+    })),
+  });
+}
+
+/**
+ * The client credentials of an OAuth 2.0 form, from HTTP Basic or the form itself, or the problem
+ * that answers it.
+ */
+function oauthCredentialsOf(
+  request: HostRequest,
+  text: string,
+): { readonly id: string; readonly secret: string } | HostAnswer {
+  const form = oauthForm.safeParse(Object.fromEntries(new URLSearchParams(text)));
+  if (!form.success) {
+    return oauthProblem(
+      {
+        code: 'VALIDATION_FAILED',
+        detail: `The form needs grant_type=client_credentials. ${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
+      },
+      'unsupported_grant_type',
+    );
+  }
+  const basic = basicCredentials(request.headers.authorization);
+  if (basic === 'malformed') {
+    return oauthProblem(
+      {
+        code: 'VALIDATION_FAILED',
+        detail: 'The Authorization header is not HTTP Basic credentials of a client.',
+      },
+      'invalid_request',
+    );
+  }
+  return {
+    id: basic?.id ?? form.data.client_id ?? '',
+    secret: basic?.secret ?? form.data.client_secret ?? '',
+  };
+}
+
 /**
  * The development token endpoint of the reference server, in the platform's style:
  * `POST {clientId, clientSecret, userAccessType: "MACHINE_CLIENT"}` answers
@@ -157,173 +358,13 @@ function oauthProblem(
  * reference server, for either framework; it enables it with `AUTH_MODE=dev`.
  */
 export function devLoginRoutes(options: DevLoginOptions): HostRoute[] {
-  const sign = (client: SeedClient) =>
-    new SignJWT({
-      scope: client.scopes.join(' '),
-      restaurants: client.restaurants.includes('*') ? '*' : [...client.restaurants],
-    })
-      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-      .setSubject(client.clientId)
-      .setIssuer(options.issuer)
-      .setIssuedAt()
-      .setJti(randomUUID())
-      .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
-      .setAudience(options.audience ?? [])
-      .sign(options.secret);
-
-  const wrongByClient = new RateLimiterMemory({
-    keyPrefix: 'login-client',
-    points: WRONG_LOGINS_PER_15_MINUTES.perClient,
-    duration: 15 * 60,
-  });
-  const wrongByAddress = new RateLimiterMemory({
-    keyPrefix: 'login-address',
-    points: WRONG_LOGINS_PER_15_MINUTES.perAddress,
-    duration: 15 * 60,
-  });
-  const knownClients = new Set(options.clients.map((client) => client.clientId));
-  /** The throttles of a login: its address, and its client id when it names a client. */
-  const throttles = (request: HostRequest, clientId: string) => {
-    const byAddress = { limiter: wrongByAddress, key: request.address ?? 'unknown' };
-    // Unknown client ids count against the address only: they cannot grow the client table.
-    return knownClients.has(clientId)
-      ? [byAddress, { limiter: wrongByClient, key: clientId }]
-      : [byAddress];
-  };
-
-  /** Seconds until this login may be tried again, or 0 when it is not throttled. */
-  async function throttled(request: HostRequest, clientId: string): Promise<number> {
-    let wait = 0;
-    for (const { limiter, key } of throttles(request, clientId)) {
-      const state = await limiter.get(key);
-      if (state !== null && state.remainingPoints <= 0) {
-        wait = Math.max(wait, Math.ceil(state.msBeforeNext / 1000));
-      }
-    }
-    return wait;
-  }
-
-  async function countWrongLogin(request: HostRequest, clientId: string): Promise<void> {
-    for (const { limiter, key } of throttles(request, clientId)) {
-      await limiter.consume(key).catch((refusal: unknown) => {
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      });
-    }
-  }
-
-  /** The client of the credentials, or the answer why not. */
-  async function clientFor(
-    request: HostRequest,
-    clientId: string,
-    secret: string,
-    oauth: boolean,
-  ): Promise<SeedClient | HostAnswer> {
-    const wait = await throttled(request, clientId);
-    if (wait > 0) {
-      return answerProblem({
-        code: 'RATE_LIMITED',
-        detail: `Too many wrong logins; retry in ${wait} s.`,
-        headers: { 'Retry-After': String(wait) },
-      });
-    }
-    const client = authenticate(options.clients, clientId, secret);
-    if (client !== undefined) return client;
-    await countWrongLogin(request, clientId);
-    const refusal: ProblemOccurrence = {
-      code: 'INVALID_CLIENT',
-      detail: 'The client id or secret is wrong.',
-      ...(oauth ? { headers: { 'WWW-Authenticate': 'Basic realm="workforce-kit"' } } : {}),
-    };
-    return oauth ? oauthProblem(refusal, 'invalid_client') : answerProblem(refusal);
-  }
-
-  async function oauthLogin(request: HostRequest, text: string): Promise<HostAnswer> {
-    const form = oauthForm.safeParse(Object.fromEntries(new URLSearchParams(text)));
-    if (!form.success) {
-      return oauthProblem(
-        {
-          code: 'VALIDATION_FAILED',
-          detail: `The form needs grant_type=client_credentials. ${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
-        },
-        'unsupported_grant_type',
-      );
-    }
-    const basic = basicCredentials(request.headers.authorization);
-    if (basic === 'malformed') {
-      return oauthProblem(
-        {
-          code: 'VALIDATION_FAILED',
-          detail: 'The Authorization header is not HTTP Basic credentials of a client.',
-        },
-        'invalid_request',
-      );
-    }
-    const id = basic?.id ?? form.data.client_id ?? '';
-    const secret = basic?.secret ?? form.data.client_secret ?? '';
-    const client = await clientFor(request, id, secret, true);
-    if (!('clientId' in client)) return client;
-    return answerJson({
-      access_token: await sign(client),
-      token_type: 'Bearer',
-      expires_in: TOKEN_LIFETIME_SECONDS,
-      scope: client.scopes.join(' '),
-    });
-  }
-
-  async function platformStyleLogin(request: HostRequest, text: string): Promise<HostAnswer> {
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      return answerProblem({
-        code: 'MALFORMED_JSON',
-        detail: 'The request body is not valid JSON.',
-      });
-    }
-    const login = platformLogin.safeParse(body);
-    if (!login.success) {
-      return answerProblem({
-        code: 'VALIDATION_FAILED',
-        detail: `${PLATFORM_STYLE}.`,
-        errors: login.error.issues.map((issue) => ({
-          path: `/body${issue.path.map((key) => `/${String(key)}`).join('')}`,
-          message: issue.message,
-        })),
-      });
-    }
-    const { clientId, clientSecret } = login.data;
-    const client = await clientFor(request, clientId, clientSecret, false);
-    if (!('clientId' in client)) return client;
-    return answerJson({
-      token: {
-        tokenType: 'Bearer',
-        accessToken: await sign(client),
-        expiresIn: TOKEN_LIFETIME_SECONDS,
-        scope: client.scopes.join(' '),
-      },
-      status: 'SUCCESS',
-    });
-  }
-
+  const login = new DevLogin(options);
   return [
     {
       method: 'POST',
       path: LOGIN_PATH,
       bodyLimit: LOGIN_BODY_LIMIT,
-      handle: (request) => {
-        const { type } = mediaTypeOf(request.headers['content-type']);
-        if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
-          return answerProblem({
-            code: 'UNSUPPORTED_MEDIA_TYPE',
-            detail: `${PLATFORM_STYLE}, ${OAUTH_STYLE}.`,
-          });
-        }
-        const text = bodyText(request.headers, request.body);
-        if (typeof text !== 'string') return text;
-        return type === 'application/json'
-          ? platformStyleLogin(request, text)
-          : oauthLogin(request, text);
-      },
+      handle: (request) => login.handle(request),
     },
     {
       method: 'ALL',

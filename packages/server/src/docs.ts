@@ -44,15 +44,26 @@ const INIT = `window.ui = SwaggerUIBundle({
  * this server (so that the reference page's "Try it out" and "Authorize" reach it).
  */
 export function servedDocument(baseUrl: string): Record<string, unknown> {
-  const document = structuredClone(openapiDocument) as unknown as Record<string, unknown> & {
-    components: {
-      securitySchemes: { oauth2: { flows: { clientCredentials: { tokenUrl: string } } } };
-    };
+  const document: Record<string, unknown> = {
+    ...structuredClone(openapiDocument),
+    servers: [{ url: baseUrl, description: 'This server.' }],
   };
-  document.servers = [{ url: baseUrl, description: 'This server.' }];
-  const flow = document.components.securitySchemes.oauth2.flows.clientCredentials;
+  const flow = objectAt(document, 'components.securitySchemes.oauth2.flows.clientCredentials');
+  if (typeof flow.tokenUrl !== 'string') throw new Error('the spec names no token URL');
   flow.tokenUrl = new URL(new URL(flow.tokenUrl).pathname, baseUrl).href;
   return document;
+}
+
+/** The object at a dotted path of a JSON document; a spec without it is this package's bug. */
+function objectAt(document: Record<string, unknown>, path: string): Record<string, unknown> {
+  let at: unknown = document;
+  for (const key of path.split('.')) at = isObject(at) ? at[key] : undefined;
+  if (!isObject(at)) throw new Error(`the spec has no object at ${path}`);
+  return at;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const NOT_FOUND: HostAnswer = {
@@ -66,8 +77,8 @@ const NOT_FOUND: HostAnswer = {
  * asset is a 404.
  */
 export function docsRoutes(baseUrl: () => string): HostRoute[] {
-  // swagger-ui-dist's folder, found without loading the package (its index loads the 1 MB
-  // bundle into this process, half a second of start-up for files that are only served).
+  // swagger-ui-dist's folder, found without loading the package: its index would load the whole
+  // bundle into this process, for files that are only served.
   const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, HostAnswer>(
     Object.entries(ASSETS).map(([name, type]) => [

@@ -334,14 +334,17 @@ async function bindPort(config: ServerConfig, logger: Logger): Promise<BoundServ
   };
 }
 
+/** The API's store before the real one is open, and how it is handed the real one. */
+interface DeferredStore {
+  readonly current: WorkforceStore;
+  open(store: WorkforceStore): void;
+}
+
 /**
  * The API's store while the real one opens: calls go to it once it is open (the start gate answers
  * every request before then).
  */
-function deferredStore(): {
-  readonly current: WorkforceStore;
-  open(store: WorkforceStore): void;
-} {
+function deferredStore(): DeferredStore {
   let real: WorkforceStore | undefined;
   const opened = (): WorkforceStore => {
     if (real === undefined) throw new Error('the store is not open yet');
@@ -426,90 +429,142 @@ export async function startServer(
 ): Promise<RunningServer> {
   const seed = await readSeed(config.seedFile);
   // The port first: a port in use opens nothing (no store, no lock).
-  const { server, connections, serve } = await bindPort(config, logger);
-  const { port } = server.address() as AddressInfo;
+  const bound = await bindPort(config, logger);
+  const { port } = bound.server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-
-  // Then the app is built (its modules loaded) while the store opens: a new PGlite directory's
-  // template unpacks in a child process meanwhile. Until the store is open, everything but
-  // /healthz is a 503 to retry; the API's store is this one's until then.
-  const store = deferredStore();
-  // Counted from the store's first write; served once the app (and its registry) is built.
-  const batchSizes = config.metrics ? storeBatchSizeMetric() : undefined;
-  const shared =
-    config.rateLimitScope === 'shared' ? sharedRateLimits(config.rateLimitMaxKeys) : undefined;
   let started = false;
-  let app: App;
-  let opened: WorkforceStore;
-  let relay: OutboxRelay | undefined;
+  const starting: Starting = {
+    config,
+    seed,
+    logger,
+    bound,
+    url: `http://${host}:${port}`,
+    store: deferredStore(),
+    // Counted from the store's first write; served once the app (and its registry) is built.
+    batchSizes: config.metrics ? storeBatchSizeMetric() : undefined,
+    shared:
+      config.rateLimitScope === 'shared' ? sharedRateLimits(config.rateLimitMaxKeys) : undefined,
+    started: () => started,
+  };
+  const opened = await openAll(starting);
+  starting.store.open(opened.store);
+  registerMetrics(starting, opened);
+  started = true;
+  return runningServer(starting, opened);
+}
+
+/** What a starting server has made before it opens the app, the store and the relay. */
+interface Starting {
+  readonly config: ServerConfig;
+  readonly seed: Seed;
+  readonly logger: Logger;
+  readonly bound: BoundServer;
+  readonly url: string;
+  /** The API's store until the real one is open. */
+  readonly store: DeferredStore;
+  readonly batchSizes: ReturnType<typeof storeBatchSizeMetric> | undefined;
+  readonly shared: ReturnType<typeof sharedRateLimits> | undefined;
+  /** Whether the server has started: until then the app answers 503 but for /healthz. */
+  readonly started: () => boolean;
+}
+
+/** The app, the store and the webhook relay of a started server. */
+interface Opened {
+  readonly app: App;
+  readonly store: WorkforceStore;
+  readonly relay: OutboxRelay | undefined;
+}
+
+/**
+ * Builds the app while the store opens (a new PGlite directory's template unpacks in a child
+ * process meanwhile), then starts the relay; on a failure, closes what was opened and the port.
+ */
+async function openAll(starting: Starting): Promise<Opened> {
+  const { config, logger, shared, bound } = starting;
   try {
-    const [built, created] = await Promise.allSettled([
-      // The app serves as soon as it is built: /healthz answers, the rest 503 until the store is open.
-      import('./app.js')
-        .then(({ buildApp }) =>
-          buildApp(
-            {
-              config,
-              seed,
-              logger,
-              store: store.current,
-              started: () => started,
-              url,
-              sharedLimiter: shared?.limiter,
-            },
-            server,
-          ),
-        )
-        .then((built) => {
-          serve(built.listener);
-          return built;
-        }),
-      createStore(config, seed, logger, batchSizes && ((size) => batchSizes.observe(size))),
-    ]);
-    if (built.status === 'rejected') {
-      if (created.status === 'fulfilled') await created.value.store.close();
-      throw built.reason;
-    }
-    if (created.status === 'rejected') throw created.reason;
-    app = built.value;
-    const { client } = created.value;
-    opened = created.value.store;
+    const { app, store, client } = await appAndStore(starting);
     // RATE_LIMIT_SCOPE=shared is STORE=postgres only: the client is the server's pool.
     if (shared !== undefined && client instanceof pg.Pool) shared.open(client);
     try {
-      relay = client === undefined ? undefined : await startRelay(config, client, logger);
+      const relay = client === undefined ? undefined : await startRelay(config, client, logger);
+      return { app, store, relay };
     } catch (error) {
-      await opened.close();
+      await store.close();
       throw error;
     }
   } catch (error) {
     shared?.close();
     await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
+      bound.server.close(() => resolve());
+      bound.server.closeAllConnections();
     });
     throw error;
   }
-  store.open(opened);
-  const { registry, tracing } = app;
-  if (registry !== undefined) registerConnectionMetrics(registry, connections);
-  if (registry !== undefined && batchSizes !== undefined && config.store.kind !== 'memory') {
+}
+
+/**
+ * The app, serving as soon as it is built (/healthz answers, the rest 503 until the store is
+ * open), and the store; the store is closed again when the app cannot be built.
+ */
+async function appAndStore(starting: Starting): Promise<{ readonly app: App } & OpenedStore> {
+  const { config, seed, logger, bound, batchSizes } = starting;
+  const [built, created] = await Promise.allSettled([
+    import('./app.js')
+      .then(({ buildApp }) =>
+        buildApp(
+          {
+            config,
+            seed,
+            logger,
+            store: starting.store.current,
+            started: starting.started,
+            url: starting.url,
+            sharedLimiter: starting.shared?.limiter,
+          },
+          bound.server,
+        ),
+      )
+      .then((app) => {
+        bound.serve(app.listener);
+        return app;
+      }),
+    createStore(config, seed, logger, batchSizes && ((size) => batchSizes.observe(size))),
+  ]);
+  if (built.status === 'rejected') {
+    if (created.status === 'fulfilled') await created.value.store.close();
+    throw built.reason;
+  }
+  if (created.status === 'rejected') throw created.reason;
+  return { app: built.value, ...created.value };
+}
+
+/** The server's own metrics, in the app's registry (`METRICS=true`). */
+function registerMetrics(starting: Starting, { app, relay }: Opened): void {
+  const { config, logger, batchSizes } = starting;
+  const { registry } = app;
+  if (registry === undefined) return;
+  registerConnectionMetrics(registry, starting.bound.connections);
+  if (batchSizes !== undefined && config.store.kind !== 'memory') {
     registry.registerMetric(batchSizes);
   }
-  if (registry !== undefined && relay !== undefined) {
+  if (relay !== undefined) {
     const once = throttled(30_000);
     registerRelayMetrics(registry, relay, (error) =>
       once('metrics', () => logger.warn({ err: error }, 'webhook metrics: database error')),
     );
   }
-  started = true;
+}
 
+/** The started server's handle: its close lets the requests in flight finish first. */
+function runningServer(starting: Starting, opened: Opened): RunningServer {
+  const { config, seed, url, shared } = starting;
+  const { server } = starting.bound;
+  const { store, relay } = opened;
   let closing: Promise<void> | undefined;
   return {
     url,
     seed,
-    store: opened,
+    store,
     relay,
     close(options) {
       closing ??= new Promise<void>((resolve) => {
@@ -526,9 +581,9 @@ export async function startServer(
         .then(() => relay?.stop({ abandonAfterMs: options?.force ? 0 : 6000 }))
         .then(() => {
           shared?.close();
-          return opened.close();
+          return store.close();
         })
-        .then(() => tracing?.shutdown());
+        .then(() => opened.app.tracing?.shutdown());
       if (options?.force) server.closeAllConnections();
       return closing;
     },

@@ -10,7 +10,7 @@ import {
   type SqlClient,
 } from '@workforce-kit/postgres';
 import pg from 'pg';
-import { loadConfig } from './config.js';
+import { loadConfig, type ServerConfig } from './config.js';
 import { describeStore } from './server.js';
 
 const USAGE = `usage: workforce-kit webhooks status
@@ -57,28 +57,9 @@ export async function webhooksCommand(
   env: Readonly<Record<string, string | undefined>>,
   print: (line: string) => void,
 ): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    print(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const [command] = parsed.positionals;
-  const { destination, all } = parsed.values;
-  if (
-    parsed.positionals.length !== 1 ||
-    (command !== 'status' &&
-      command !== 'redrive' &&
-      command !== 'purge' &&
-      command !== 'retire') ||
-    (command === 'retire' && destination === undefined) ||
-    // A purge deletes for good: it names what, or says --all, and --all with nothing else.
-    (command === 'purge' &&
-      (all === true) === (destination !== undefined || parsed.values.event !== undefined)) ||
-    (command !== 'purge' && all !== undefined)
-  ) {
-    print(USAGE);
+  const command = commandOf(args);
+  if (typeof command === 'string') {
+    print(command);
     return 2;
   }
   const config = loadConfig(env);
@@ -91,38 +72,90 @@ export async function webhooksCommand(
     print('STORE=memory keeps no webhook deliveries: set STORE and DATABASE_URL or PGLITE_DIR');
     return 2;
   }
-
-  const events = parsed.values.event ?? [];
-  const notIds = events.filter((id) => !UUID.test(id));
-  if (notIds.length > 0) {
-    print(`--event takes event ids (the webhook-id of a delivery); not one: ${notIds.join(', ')}`);
-    return 2;
-  }
-
-  let client: SqlClient;
-  let release: () => Promise<void>;
-  try {
-    if (store.kind === 'pglite') {
-      const db = await openPGlite(store.dataDir);
-      client = db;
-      release = () => db.close();
-    } else {
-      const pool = new pg.Pool({ connectionString: store.databaseUrl, max: 1 });
-      pool.on('error', () => {});
-      client = pool;
-      release = () => pool.end();
-    }
-  } catch (error) {
-    print(
-      error instanceof DirectoryLockedError
-        ? `${describeStore(store)} is in use (${error.message}): stop the server first`
-        : `${describeStore(store)} cannot be used: ${(error as Error).message}`,
-    );
+  const opened = await openDatabase(store);
+  if (typeof opened === 'string') {
+    print(opened);
     return 1;
   }
   try {
-    await migrate(client);
-    if (command === 'status') {
+    await migrate(opened.client);
+    await run(opened.client, command, print);
+    return 0;
+  } catch (error) {
+    print(`${describeStore(store)}: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await opened.release().catch(() => {});
+  }
+}
+
+/** A command line of `webhooks`, checked. */
+interface WebhooksCommand {
+  readonly name: 'status' | 'redrive' | 'purge' | 'retire';
+  readonly destination: string | undefined;
+  /** Event ids: what a redrive or a purge acts on, with the destination. */
+  readonly events: readonly string[];
+}
+
+/** The command of the arguments, or what to print for a bad command line. */
+function commandOf(args: readonly string[]): WebhooksCommand | string {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return `${(error as Error).message}\n${USAGE}`;
+  }
+  const [name] = parsed.positionals;
+  const { destination, all, event: events = [] } = parsed.values;
+  if (
+    parsed.positionals.length !== 1 ||
+    (name !== 'status' && name !== 'redrive' && name !== 'purge' && name !== 'retire') ||
+    (name === 'retire' && destination === undefined) ||
+    // A purge deletes for good: it names what, or says --all, and --all with nothing else.
+    (name === 'purge' && (all === true) === (destination !== undefined || events.length > 0)) ||
+    (name !== 'purge' && all !== undefined)
+  ) {
+    return USAGE;
+  }
+  const notIds = events.filter((id) => !UUID.test(id));
+  if (notIds.length > 0) {
+    return `--event takes event ids (the webhook-id of a delivery); not one: ${notIds.join(', ')}`;
+  }
+  return { name, destination, events };
+}
+
+/** The configured database, and how to let it go; or why it cannot be used. */
+async function openDatabase(
+  store: Exclude<ServerConfig['store'], { kind: 'memory' }>,
+): Promise<{ readonly client: SqlClient; release(): Promise<void> } | string> {
+  try {
+    if (store.kind === 'pglite') {
+      const db = await openPGlite(store.dataDir);
+      return { client: db, release: () => db.close() };
+    }
+    const pool = new pg.Pool({ connectionString: store.databaseUrl, max: 1 });
+    pool.on('error', () => {});
+    return { client: pool, release: () => pool.end() };
+  } catch (error) {
+    return error instanceof DirectoryLockedError
+      ? `${describeStore(store)} is in use (${error.message}): stop the server first`
+      : `${describeStore(store)} cannot be used: ${(error as Error).message}`;
+  }
+}
+
+/** Runs the command on the database, printing its answer. */
+async function run(
+  client: SqlClient,
+  { name, destination, events }: WebhooksCommand,
+  print: (line: string) => void,
+): Promise<void> {
+  const deliveries = (n: number) => (n === 1 ? 'delivery' : 'deliveries');
+  const filter = {
+    ...(destination === undefined ? {} : { destination }),
+    ...(events.length === 0 ? {} : { eventIds: events }),
+  };
+  switch (name) {
+    case 'status': {
       const backlog = await outboxBacklog(client);
       if (backlog.length === 0) print('no webhook destination is registered');
       for (const { destination, pending, dead, oldestPendingAgeMs } of backlog) {
@@ -130,30 +163,23 @@ export async function webhooksCommand(
           `${destination}  pending ${pending}  dead ${dead}  oldest pending ${formatAge(oldestPendingAgeMs)}`,
         );
       }
-    } else if (command === 'retire') {
-      const deleted = await retireOutboxDestination(client, destination ?? '');
-      print(
-        `retired ${destination}: ${deleted} ${deleted === 1 ? 'delivery' : 'deliveries'} deleted`,
-      );
-    } else {
-      const filter = {
-        ...(destination === undefined ? {} : { destination }),
-        ...(events.length === 0 ? {} : { eventIds: events }),
-      };
-      if (command === 'purge') {
-        const purged = await purgeDeadOutboxDeliveries(client, filter);
-        print(`purged ${purged} dead ${purged === 1 ? 'delivery' : 'deliveries'}`);
-      } else {
-        const redriven = await redriveOutboxDeliveries(client, filter);
-        print(`re-drove ${redriven} dead ${redriven === 1 ? 'delivery' : 'deliveries'}`);
-      }
+      return;
     }
-    return 0;
-  } catch (error) {
-    print(`${describeStore(store)}: ${(error as Error).message}`);
-    return 1;
-  } finally {
-    await release().catch(() => {});
+    case 'retire': {
+      const deleted = await retireOutboxDestination(client, destination ?? '');
+      print(`retired ${destination}: ${deleted} ${deliveries(deleted)} deleted`);
+      return;
+    }
+    case 'purge': {
+      const purged = await purgeDeadOutboxDeliveries(client, filter);
+      print(`purged ${purged} dead ${deliveries(purged)}`);
+      return;
+    }
+    case 'redrive': {
+      const redriven = await redriveOutboxDeliveries(client, filter);
+      print(`re-drove ${redriven} dead ${deliveries(redriven)}`);
+      return;
+    }
   }
 }
 

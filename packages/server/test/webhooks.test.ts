@@ -192,4 +192,27 @@ describe('the webhook deliverer', () => {
     ]);
     expect(ok.received).toHaveLength(1);
   });
+
+  it("is a retry, sent nowhere, for a delivery without its record or with another than its event's subject", async () => {
+    const hook = await receiver();
+    const deliver = createWebhookDeliverer({ secret: WEBHOOK_SECRET });
+    const stored = delivery(hook.url);
+    const results = await deliver(
+      [
+        { ...stored, record: null },
+        { ...stored, record: { ...stored.record, guid: randomUUID() } },
+        { ...stored, record: { ...stored.record, restaurantGuid: randomUUID() } },
+      ],
+      new AbortController().signal,
+    );
+    expect(results).toEqual([
+      {
+        outcome: 'retry',
+        error: 'the event was stored without its record (before webhooks existed)',
+      },
+      { outcome: 'retry', error: "the record stored is not the event's subject" },
+      { outcome: 'retry', error: "the record stored is not the event's subject" },
+    ]);
+    expect(hook.received).toHaveLength(0);
+  });
 });

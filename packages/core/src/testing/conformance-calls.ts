@@ -1,20 +1,32 @@
 // The conformance suite's calls of a store's ports, each checked with a failure that names the
 // port method, what it was called with, and what came back.
 import type { RecordedEvent } from '../events.js';
-import type { ExternalId, Guid, RecordIdentifier } from '../identifiers.js';
+import {
+  type ExternalId,
+  type Guid,
+  parseExternalId,
+  type RecordIdentifier,
+} from '../identifiers.js';
 import type { Clock, ConditionalWrite, IdSource, WorkforceStore } from '../ports.js';
 import type { Employee, Shift } from '../records.js';
 import { newGuid } from './builders.js';
-import { expectOk, expectSameRecord, shown } from './conformance-failures.js';
+import { expectFound, expectOk, expectSameRecord, shown } from './conformance-failures.js';
 
 /** The two kinds of record a store writes. */
 export type Kind = 'employees' | 'shifts';
 /** The record of a kind. */
 export type RecordOf<K extends Kind> = K extends 'employees' ? Employee : Shift;
 
+/** An external identifier a test writes: a malformed one fails that test. */
+export function externalId(value: string): ExternalId {
+  const parsed = parseExternalId(value);
+  if (parsed === undefined) throw new Error(`not an external identifier: ${value}`);
+  return parsed;
+}
+
 export const byGuid = (guid: Guid) => ({ kind: 'guid', guid }) as const;
-export const byExternalId = (externalId: string) =>
-  ({ kind: 'externalId', externalId: externalId as ExternalId }) as const;
+export const byExternalId = (value: string) =>
+  ({ kind: 'externalId', externalId: externalId(value) }) as const;
 
 export const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
 export const randomIds: IdSource = { newId: () => globalThis.crypto.randomUUID() };
@@ -35,7 +47,7 @@ export async function found<K extends Kind>(
   id: RecordIdentifier,
 ): Promise<RecordOf<K> | null> {
   const answer = await store[kind].find(restaurantGuid, id);
-  return expectOk(findCall(kind, restaurantGuid, id), answer) as RecordOf<K> | null;
+  return expectFound(findCall(kind, restaurantGuid, id), answer) as RecordOf<K> | null;
 }
 
 /** The raw answer of a write (a test of a refusal reads its error). */

@@ -16,6 +16,7 @@ import {
   expectEvents,
   expectNotFound,
   expectStored,
+  externalId,
   fixedClock,
   type Kind,
   type RecordOf,
@@ -77,9 +78,8 @@ function describeRefusals(
   const { kind } = useCaseWrite;
   describe(`${kind}.write of ${useCaseWrite.name}`, () => {
     const setUp = async () => {
-      const externalId = `REFUSALS:${newGuid()}` as ExternalId;
-      const record = useCaseWrite.before(ctx.restaurantA.guid, externalId as never) as Employee &
-        Shift;
+      const ownId = externalId(`REFUSALS:${newGuid()}`);
+      const record = useCaseWrite.before(ctx.restaurantA.guid, ownId) as Employee & Shift;
       if (kind === 'employees') await ctx.seeded({ employees: [record] });
       else await ctx.seeded({ shifts: [record] });
       const transition = (
@@ -130,11 +130,11 @@ function describeRefusals(
       const missing = {
         ...transition.record,
         guid: newGuid(),
-        externalId: `REFUSALS:${newGuid()}`,
+        externalId: externalId(`REFUSALS:${newGuid()}`),
       };
       const call = `${kind}.write of ${useCaseWrite.name} of a record never seeded, at version 1`;
       const answer = await write(store, kind, {
-        record: missing as never,
+        record: missing,
         expectedVersion: 1,
         events: recorded(transition),
       });
@@ -162,7 +162,7 @@ function describeRefusals(
       const foreign = { ...transition.record, restaurantGuid: ctx.restaurantB.guid };
       const call = `${kind}.write of ${useCaseWrite.name} in restaurant ${ctx.restaurantB.guid} of restaurant ${ctx.restaurantA.guid}'s record, at version 1`;
       const answer = await write(store, kind, {
-        record: foreign as never,
+        record: foreign,
         expectedVersion: 1,
         events: recorded(transition),
       });

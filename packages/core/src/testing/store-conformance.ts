@@ -18,9 +18,15 @@ import {
   expectEvents,
   expectNotFound,
   expectStored,
+  externalId,
   write,
 } from './conformance-calls.js';
-import { expectErrorType, expectOk, expectSameRecord } from './conformance-failures.js';
+import {
+  expectErrorType,
+  expectFound,
+  expectOk,
+  expectSameRecord,
+} from './conformance-failures.js';
 import { describeRaces } from './conformance-races.js';
 import { describeRefusedWrites } from './conformance-refusals.js';
 import { describeRoundTrips } from './conformance-round-trips.js';
@@ -110,13 +116,13 @@ export function describeStoreConformance(
     const seedOf = (parts: Parameters<typeof seedRecords>[0]) =>
       seedRecords({ restaurants: [restaurantA, restaurantB, archivedRestaurant], ...parts });
     const restaurantFound = async (guid: Guid) =>
-      expectOk(`restaurants.findByGuid(${guid})`, await store.restaurants.findByGuid(guid));
+      expectFound(`restaurants.findByGuid(${guid})`, await store.restaurants.findByGuid(guid));
 
     describe('seeding', () => {
       it('loads every record of a seed into an empty store', async () => {
         const employee = anEmployee(restaurantA.guid);
         const archived = anArchivedEmployee(restaurantA.guid);
-        const shift = aShift(restaurantB.guid, { externalId: 'SCHEDULER:1' as never });
+        const shift = aShift(restaurantB.guid, { externalId: externalId('SCHEDULER:1') });
         await ctx.seeded({ employees: [employee, archived], shifts: [shift] });
 
         for (const restaurant of [restaurantA, archivedRestaurant]) {
@@ -183,7 +189,7 @@ export function describeStoreConformance(
       });
 
       it('find an employee by external id in its own restaurant only', async () => {
-        const employee = anEmployee(restaurantA.guid, { externalId: 'PAYROLL:10042' as never });
+        const employee = anEmployee(restaurantA.guid, { externalId: externalId('PAYROLL:10042') });
         await ctx.seeded({ employees: [employee] });
 
         await expectStored(store, 'employees', employee, 'the seeded record');
@@ -204,7 +210,7 @@ export function describeStoreConformance(
       });
 
       it('find a shift by GUID and by external id in its own restaurant only', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:shift-7' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:shift-7') });
         await ctx.seeded({ shifts: [shift] });
 
         await expectStored(store, 'shifts', shift, 'the seeded record');
@@ -220,7 +226,7 @@ export function describeStoreConformance(
       });
 
       it('match external ids exactly (they are case-sensitive)', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:Shift-7' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:Shift-7') });
         await ctx.seeded({ shifts: [shift] });
         await expectNotFound(
           store,
@@ -232,9 +238,8 @@ export function describeStoreConformance(
       });
 
       it('keep external ids unique per restaurant, not across restaurants', async () => {
-        const externalId = 'POS:1' as never;
-        const inA = aShift(restaurantA.guid, { externalId });
-        const inB = aShift(restaurantB.guid, { externalId });
+        const inA = aShift(restaurantA.guid, { externalId: externalId('POS:1') });
+        const inB = aShift(restaurantB.guid, { externalId: externalId('POS:1') });
         await ctx.seeded({ shifts: [inA, inB] });
 
         await expectStored(store, 'shifts', inA, 'the seeded record');
@@ -309,11 +314,11 @@ export function describeStoreConformance(
       describeRefusedWrites(ctx);
 
       it('refuse a write that changes the external id, and change nothing', async () => {
-        const shift = aShift(restaurantA.guid, { externalId: 'SCHEDULER:own' as never });
+        const shift = aShift(restaurantA.guid, { externalId: externalId('SCHEDULER:own') });
         await ctx.seeded({ shifts: [shift] });
 
         const renamed = await write(store, 'shifts', {
-          record: { ...shift, externalId: 'SCHEDULER:other' as never },
+          record: { ...shift, externalId: externalId('SCHEDULER:other') },
           expectedVersion: 1,
           events: [anEvent(shift, 'ShiftDeleted')],
         });
