@@ -107,6 +107,8 @@ export type FrameworkErrorsHandler = (
  * @param otherwise - the host's handler of the rest
  * @example
  * ```ts
+ * import Fastify from 'fastify';
+ *
  * const app = Fastify({ frameworkErrors: frameworkErrors() });
  * await app.register(workforceKit, options);
  * ```
