@@ -84,7 +84,7 @@ export interface ApiOptions {
    * @default none
    * @example
    * ```ts
-   * createRouter({ store, auth, responseHeaders: { 'Strict-Transport-Security': 'max-age=31536000' } });
+   * createApi({ store, auth, responseHeaders: { 'Strict-Transport-Security': 'max-age=31536000' } });
    * ```
    */
   readonly responseHeaders?: Readonly<Record<string, string>>;
@@ -136,6 +136,8 @@ function tracingSdkRegistered(): boolean {
  * @throws when the spec cannot be compiled (never per request)
  * @example
  * ```ts
+ * import { createMemoryStore } from '@workforce-kit/core';
+ *
  * const api = createApi({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
  * api.operations.map((op) => `${op.method} ${op.path}`);
  * ```

@@ -21,7 +21,11 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
  *
  * @example
  * ```ts
+ * import express from 'express';
+ * import { createRouter } from '@workforce-kit/express-adapter';
  * import { Registry } from 'prom-client';
+ *
+ * const app = express();
  * const registry = new Registry();
  * app.use(createRouter({ store, auth, metrics: { registry } }));
  * app.get('/metrics', async (_req, res) => {
