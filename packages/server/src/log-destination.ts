@@ -80,6 +80,8 @@ const isFull = (error: unknown) => {
  *
  * @example
  * ```ts
+ * import { pino } from 'pino';
+ *
  * const logger = pino({ level: 'info' }, new LogDestination());
  * logger.flush(() => console.log('every line written'));
  * ```
