@@ -11,7 +11,7 @@
 // build: it runs in `pnpm check`'s static lane while the packages build, and reads the code as it
 // is in the tree, not as it was last built. docs/development.md says more.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -510,7 +510,8 @@ export function formatFailure({ file, line, column, message }) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = performance.now();
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  // The workspace's folder: this script's parent, unless one is given (a fixture's, in its test).
+  const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
   const { checked, failures } = checkTsdocExamples(root);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   for (const failure of failures) console.error(formatFailure(failure));
