@@ -98,19 +98,11 @@ const responseOfHead = (answer: ApiAnswer) => responseOf(answer, true);
 
 /**
  * Creates the workforce-kit API as a fetch handler, `(request, context?) => Promise<Response |
- * undefined>`: the operations of the OpenAPI contract over any store that implements the core's
- * ports, answered by the API's one request pipeline (`@workforce-kit/http`), with the same
- * options, problem details, headers and statuses as every adapter.
- * It serves wherever requests are the web's `Request`: Hono (on `@hono/node-server` or any
- * runtime), Next.js route handlers, `Bun.serve`, `Deno.serve`, and in process, with no server, from
- * a test (`await handler(new Request('http://localhost/restaurants/v1/…'))`).
- *
- * A path outside the API resolves to `undefined`, for the host's own routes. The body is read from
- * the request's stream only for an operation that takes one, once the steps before the body
- * passed (docs/architecture.md), with the same limit, decoding (gzip, deflate, br) and refusals as
- * every adapter's. The request is recorded (log line, metrics, span) when its `Response` is
- * handed to the host: the web API does not say when a response has gone out, so a client that
- * leaves before the end is not told apart.
+ * undefined>`, for hosts whose requests are the web's `Request`: Hono, Next.js route handlers,
+ * `Bun.serve`, `Deno.serve`, or a test in process. It answers as every adapter does
+ * (docs/architecture.md, "One request pipeline"); a path outside the API resolves to `undefined`.
+ * A request is recorded (log line, metrics, span) when its `Response` is handed to the host: the
+ * web API does not say when a response has gone out.
  *
  * @param options - the store, the token verifier, the limits (see `ApiOptions`), and the client's
  *   address from the host (`getClientAddress`)
