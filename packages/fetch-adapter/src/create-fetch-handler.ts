@@ -26,21 +26,15 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
    * - Bun: `(request, server: Bun.Server<undefined>) => server.requestIP(request)?.address`;
    * - Deno: `(_request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => info.remoteAddr.hostname`.
    *
-   * Without it, every such request counts under one key, `ip:unknown`: those requests share one
-   * budget of the per-address limits (the per-restaurant limits, which count nearly every request,
-   * are unchanged).
    * @default none: the requests that name no restaurant share one count
    */
   readonly getClientAddress?: (request: Request, context: Context) => string | undefined;
   /**
-   * Node's request under the web one, for a host that runs on Node's HTTP server and passes it
-   * beside the request: `@hono/node-server` does, `(_request, env: HttpBindings) => env.incoming`.
-   * The API then reads the request's target (the path as sent: a web URL has its dot segments
-   * removed), headers and body from it, as the node:http adapter does, rather than have the host
-   * make the `Request`'s headers and body stream, which `@hono/node-server` makes only when asked
-   * (for a PUT, about as much work as the rest of the request); and the client's address, unless
-   * `getClientAddress` says otherwise, is its socket's. The rules are the same either way; only
-   * the work differs.
+   * Node's request under the web one, for a host on Node's HTTP server that passes it beside the
+   * request (`@hono/node-server`: `(_request, env: HttpBindings) => env.incoming`). The API then
+   * reads the path as sent, the headers, the body and the client's address from it, as the
+   * node:http adapter does, so that the host need not make the `Request`'s headers and body. The
+   * rules are the same either way; only the work differs.
    * @default none: the `Request`'s own headers and body
    */
   readonly nodeRequest?: (request: Request, context: Context) => IncomingMessage | undefined;
