@@ -67,11 +67,9 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   const { prefix } = fastify;
   mounted.set(fastify.server, [...(mounted.get(fastify.server) ?? []), { api, prefix }]);
 
-  // The whole request is the pipeline's, answered from the route's first hook: Fastify neither
-  // parses nor checks its body (the pipeline reads one only for an operation that takes one, once
-  // its head has passed), and the route's handler is never reached. The hook is of the callback
-  // kind and never calls on (the reply is sent instead), so that an answer the pipeline has at
-  // once is sent at once, with no promise.
+  // The whole request is the pipeline's, answered from the route's first hook, so Fastify never
+  // parses its body and the handler is never reached. A callback hook that never calls on sends
+  // an answer the pipeline has at once with no promise.
   const serve: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply) => {
     const answer = answering(api, prefix, request, reply);
     if (answer === undefined) reply.callNotFound();
