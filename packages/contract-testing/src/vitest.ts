@@ -41,7 +41,7 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
  * describeApiContract('my deployment', {
  *   target: app, // an Express app mounting createRouter over your store
  *   seed: 'seed.json',
- *   auth: { hs256Secret: SECRET, issuer: 'https://id.example.com/', audience: 'workforce-api' },
+ *   auth: { hs256Secret, issuer: 'https://id.example.com/', audience: 'workforce-api' },
  * });
  * ```
  */

@@ -9,7 +9,7 @@ import { err, type Result, ResultAsync } from 'neverthrow';
  *
  * @example
  * ```ts
- * const found: MaybeAsync<Result<Employee | null, StorageError>> = store.employees.find(restaurant, id);
+ * const found: MaybeAsync<Result<Employee | null, StorageError>> = store.employees.find(restaurant.guid, id);
  * const result = await found; // a Result, whichever it was
  * ```
  */
@@ -38,7 +38,7 @@ export interface Thenable<T> {
  * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
  * @example
  * ```ts
- * const name = whenReady(store.employees.find(restaurant, id), (found) =>
+ * const name = whenReady(store.employees.find(restaurant.guid, id), (found) =>
  *   found.map((employee) => employee?.firstName),
  * );
  * ```
@@ -57,7 +57,9 @@ export function whenReady<T, U>(
  * @returns `next`'s answer, now when `value` and `next`'s answer are at hand, else a promise
  * @example
  * ```ts
- * const answer = whenReady(verifier.verify(token), permit, request);
+ * const nameOr = (found: Result<Employee | null, StorageError>, fallback: string) =>
+ *   found.map((employee) => employee?.firstName ?? fallback);
+ * const name = whenReady(store.employees.find(restaurant.guid, id), nameOr, 'unknown');
  * ```
  */
 export function whenReady<T, U, C>(
@@ -91,8 +93,8 @@ function later<T, U, C>(
  * @returns `next`'s result, or the answer's error
  * @example
  * ```ts
- * const name = andThen(employees.find(restaurant, id), (employee) =>
- *   employee === null ? err(employeeNotFound(restaurant, id)) : ok(employee.firstName),
+ * const name = andThen(store.employees.find(restaurant.guid, id), (employee) =>
+ *   employee === null ? err('no such employee') : ok(employee.firstName),
  * );
  * ```
  */
@@ -110,7 +112,8 @@ export function andThen<T, E, U, F>(
  * @returns `next`'s result, or the answer's error
  * @example
  * ```ts
- * const visible = andThen(restaurants.findByGuid(guid), visibleRestaurant, query);
+ * const query = { contextGuid: restaurant.guid, requested: restaurantGUID, includeArchived: false };
+ * const visible = andThen(store.restaurants.findByGuid(restaurant.guid), visibleRestaurant, query);
  * ```
  */
 export function andThen<T, E, U, F, C>(
@@ -176,11 +179,15 @@ export interface StepList<T, C> {
  *   else a promise of it
  * @example
  * ```ts
- * const checkout: StepList<Order, Logger> = {
- *   steps: [priceOrder, (order, log) => inventory.reserve(order, log)], // each now or later
+ * interface Order { readonly lines: number; readonly refusal?: string }
+ * const checkout: StepList<Order, Console> = {
+ *   steps: [
+ *     (order) => (order.lines === 0 ? { ...order, refusal: 'empty' } : order), // now
+ *     async (order, log) => (log.info('reserving'), order), // later
+ *   ],
  *   isDone: (order) => order.refusal !== undefined,
  * };
- * const order = runSteps(checkout, draft, logger); // an Order, or a promise of one
+ * const order = runSteps(checkout, { lines: 2 }, console); // an Order, or a promise of one
  * ```
  */
 export function runSteps<T, C>(

@@ -226,7 +226,7 @@ function recordRepository<T extends Identified>(
  * @returns the store
  * @example
  * ```ts
- * const store = createMemoryStore({ restaurants: [restaurant], employees: [employee], shifts: [] });
+ * const store = createMemoryStore({ restaurants: [restaurant], employees: [archivedEmployee], shifts: [] });
  * const result = await unarchiveEmployee({ employees: store.employees, clock, ids }, command);
  * store.recordedEvents(); // [{ type: 'EmployeeUnarchived', … }]
  * ```

@@ -47,8 +47,11 @@ export interface ConditionalWriter<T> {
  * @example
  * ```ts
  * const employees: EmployeeRepository = {
- *   find: (restaurantGuid, id) => ResultAsync.fromPromise(db.employee(restaurantGuid, id), toStorageError),
- *   write: (change) => ResultAsync.fromPromise(db.casEmployee(change), toStorageError).andThen(…),
+ *   find: (restaurantGuid, id) =>
+ *     ResultAsync.fromPromise(db.findEmployee(restaurantGuid, id), (cause) => storageUnavailable('find', cause)),
+ *   write: (change) =>
+ *     ResultAsync.fromPromise(db.compareAndSetEmployee(change), (cause) => storageUnavailable('write', cause))
+ *       .andThen((stored) => (stored === null ? err(versionConflict(change.record.guid, change.expectedVersion)) : ok(stored))),
  * };
  * ```
  */

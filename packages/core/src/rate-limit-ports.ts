@@ -30,7 +30,9 @@ export interface WindowDecision extends WindowCount {
  *
  * @example
  * ```ts
- * const counter: WindowCounter = new RateLimiterRedis({ storeClient: redis, keyPrefix: 'second', points: 20, duration: 1 });
+ * import { RateLimiterMemory } from 'rate-limiter-flexible';
+ *
+ * const counter: WindowCounter = new RateLimiterMemory({ keyPrefix: 'second', points: 20, duration: 1 });
  * const count = await counter.consume('restaurant:b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b');
  * ```
  */

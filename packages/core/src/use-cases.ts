@@ -134,6 +134,8 @@ export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
  * @returns the stored employee and its `EmployeeUnarchived` event, or a typed error
  * @example
  * ```ts
+ * import { err, Result } from 'neverthrow';
+ *
  * // The identifiers as a client sent them, parsed first: a malformed one is refused before the store is read.
  * const parsed = Result.combine([
  *   parseGuid(restaurantHeader, 'restaurant'),
@@ -141,7 +143,7 @@ export type GetRestaurantError = RestaurantNotFound | StorageUnavailable;
  * ]);
  * // A Result at once from the memory store, a promise of one from a database: await takes either.
  * const result = parsed.isErr()
- *   ? parsed
+ *   ? err(parsed.error)
  *   : await unarchiveEmployee(deps, { restaurant: parsed.value[0], employee: parsed.value[1], requestId });
  * result.match(({ record }) => record.deleted, (error) => error.type); // false | 'MalformedIdentifier' | 'EmployeeNotArchived' | …
  * ```
@@ -169,7 +171,7 @@ export function unarchiveEmployee(
  * @example
  * ```ts
  * const employee = parseRecordId('PAYROLL:10042', 'employeeId')._unsafeUnwrap(); // { kind: 'externalId', … }
- * const result = await archiveEmployee(deps, { restaurant, employee, requestId });
+ * const result = await archiveEmployee(deps, { restaurant: restaurant.guid, employee, requestId });
  * ```
  */
 export function archiveEmployee(
@@ -189,7 +191,7 @@ export function archiveEmployee(
  * @example
  * ```ts
  * const shift = parseRecordId('SCHEDULER:42', 'shiftId')._unsafeUnwrap(); // { kind: 'externalId', … }
- * const result = await deleteShift(deps, { restaurant, shift, requestId });
+ * const result = await deleteShift(deps, { restaurant: restaurant.guid, shift, requestId });
  * ```
  */
 export function deleteShift(
@@ -207,8 +209,8 @@ export function deleteShift(
  *
  * @example
  * ```ts
- * const restaurant = parseGuid(restaurantHeader, 'restaurant')._unsafeUnwrap();
- * const result = await getRestaurant(deps, { restaurant, requested: restaurantGUID, includeArchived: false });
+ * const context = parseGuid(restaurantHeader, 'restaurant')._unsafeUnwrap();
+ * const result = await getRestaurant(deps, { restaurant: context, requested: restaurantGUID, includeArchived: false });
  * ```
  */
 export function getRestaurant(

@@ -18,16 +18,11 @@ interface ParsedRequest {
 }
 
 /**
- * Creates the Express middleware of the workforce-kit API: the operations of
- * `openapi/openapi.yaml` over any store that implements the core's ports, answered by the API's
- * one request pipeline (`@workforce-kit/http`; its steps, in order, are in docs/architecture.md,
- * "One request pipeline"). Every error is problem details with a `code` and the `requestId`. A
- * known path with another method is 405 with `Allow`; an unknown path under the API's prefixes
- * 404. Other paths go on to the host's next middleware. Mount it
- * at the root or under a path (`app.use('/api', router)`); the id the host's `requestIds()` gave a
- * request is kept, and a body the host's `express.json()` already parsed is taken as parsed. For
- * browsers on other origins, the host's CORS middleware (`cors()`) goes before it, and answers
- * their preflights (docs/embedding.md, "Called from a browser: CORS").
+ * Creates the Express middleware of the workforce-kit API, answering as every adapter does
+ * (docs/architecture.md, "One request pipeline"); a path outside the API goes to the host's next
+ * middleware. Mount it at the root or under a path (`app.use('/api', router)`). It keeps the id
+ * the host's `requestIds()` gave a request and a body `express.json()` already parsed; a CORS
+ * middleware goes before it (docs/embedding.md, "Called from a browser: CORS").
  *
  * @param options - the store, the token verifier and the limits; see `ApiOptions`
  * @returns the middleware

@@ -32,7 +32,10 @@ export function writeProblem(
  * @example
  * ```ts
  * app.post('/login', (req, res) => {
- *   if (!valid(req.body)) return sendProblem(res, { code: 'VALIDATION_FAILED', detail: 'Send a clientId.' });
+ *   if (typeof req.body?.clientId !== 'string') {
+ *     return sendProblem(res, { code: 'VALIDATION_FAILED', detail: 'Send a clientId.' });
+ *   }
+ *   res.json({ ok: true });
  * });
  * ```
  */

@@ -67,11 +67,9 @@ async function plugin(fastify: FastifyInstance, options: WorkforceKitOptions): P
   const { prefix } = fastify;
   mounted.set(fastify.server, [...(mounted.get(fastify.server) ?? []), { api, prefix }]);
 
-  // The whole request is the pipeline's, answered from the route's first hook: Fastify neither
-  // parses nor checks its body (the pipeline reads one only for an operation that takes one, once
-  // its head has passed), and the route's handler is never reached. The hook is of the callback
-  // kind and never calls on (the reply is sent instead), so that an answer the pipeline has at
-  // once is sent at once, with no promise.
+  // The whole request is the pipeline's, answered from the route's first hook, so Fastify never
+  // parses its body and the handler is never reached. A callback hook that never calls on sends
+  // an answer the pipeline has at once with no promise.
   const serve: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply) => {
     const answer = answering(api, prefix, request, reply);
     if (answer === undefined) reply.callNotFound();
@@ -107,6 +105,8 @@ export type FrameworkErrorsHandler = (
  * @param otherwise - the host's handler of the rest
  * @example
  * ```ts
+ * import Fastify from 'fastify';
+ *
  * const app = Fastify({ frameworkErrors: frameworkErrors() });
  * await app.register(workforceKit, options);
  * ```
@@ -135,26 +135,13 @@ function assignedRequestId(reply: FastifyReply): string | undefined {
 }
 
 /**
- * The workforce-kit API as a Fastify 5 plugin: the operations of the OpenAPI contract over any
- * store that implements the core's ports, answered by the API's one request pipeline
- * (`@workforce-kit/http`), with the same options, problem details, headers and statuses as every
- * adapter. The plugin routes the API's prefixes (`/labor/v1/*`,
- * `/restaurants/v1/*`) and the pipeline answers the rest, in the steps docs/architecture.md lists
- * ("One request pipeline"). A known path with another method is 405 with `Allow`; an unknown path
- * under the prefixes 404; any other path is the host's. It is encapsulated, needs no option of the Fastify instance, and registers under
- * any `prefix`. Its routes answer from their `onRequest` hook: the host's `onRequest` hooks run
- * before it, and its `onSend` and `onResponse` hooks after; so @fastify/cors, registered before it,
- * answers the preflights of browsers on other origins (docs/embedding.md, "Called from a browser:
- * CORS").
- *
- * What the instance decides before any plugin runs:
- * - a path that does not percent-decode is answered by Fastify itself (400 `FST_ERR_BAD_URL`,
- *   not problem details), unless the instance's `frameworkErrors` answers it otherwise:
- *   {@link frameworkErrors} hands those of the API's paths to the API;
- * - a method the instance does not route (Fastify routes GET, HEAD, POST, PUT, DELETE, PATCH,
- *   OPTIONS, TRACE and QUERY; not SEARCH, PROPFIND, …) never reaches the plugin: the host's 404,
- *   where the other adapters answer 405. Add it with `app.addHttpMethod` before registering the
- *   plugin to get the 405.
+ * The workforce-kit API as a Fastify 5 plugin, answering as every adapter does
+ * (docs/architecture.md, "One request pipeline"). It routes the API's prefixes (`/labor/v1/*`,
+ * `/restaurants/v1/*`), is encapsulated and registers under any `prefix`. Its routes answer from
+ * their `onRequest` hook, after the host's own (so @fastify/cors, registered before it, answers
+ * preflights). Two things Fastify decides before any plugin: a path that does not percent-decode
+ * (give the instance {@link frameworkErrors}) and a method it does not route (404, where the others
+ * answer 405; add it with `app.addHttpMethod`): docs/embedding.md, "In a Fastify app".
  *
  * @example
  * ```ts

@@ -26,21 +26,15 @@ export interface FetchHandlerOptions<Context = unknown> extends ApiOptions {
    * - Bun: `(request, server: Bun.Server<undefined>) => server.requestIP(request)?.address`;
    * - Deno: `(_request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => info.remoteAddr.hostname`.
    *
-   * Without it, every such request counts under one key, `ip:unknown`: those requests share one
-   * budget of the per-address limits (the per-restaurant limits, which count nearly every request,
-   * are unchanged).
    * @default none: the requests that name no restaurant share one count
    */
   readonly getClientAddress?: (request: Request, context: Context) => string | undefined;
   /**
-   * Node's request under the web one, for a host that runs on Node's HTTP server and passes it
-   * beside the request: `@hono/node-server` does, `(_request, env: HttpBindings) => env.incoming`.
-   * The API then reads the request's target (the path as sent: a web URL has its dot segments
-   * removed), headers and body from it, as the node:http adapter does, rather than have the host
-   * make the `Request`'s headers and body stream, which `@hono/node-server` makes only when asked
-   * (for a PUT, about as much work as the rest of the request); and the client's address, unless
-   * `getClientAddress` says otherwise, is its socket's. The rules are the same either way; only
-   * the work differs.
+   * Node's request under the web one, for a host on Node's HTTP server that passes it beside the
+   * request (`@hono/node-server`: `(_request, env: HttpBindings) => env.incoming`). The API then
+   * reads the path as sent, the headers, the body and the client's address from it, as the
+   * node:http adapter does, so that the host need not make the `Request`'s headers and body. The
+   * rules are the same either way; only the work differs.
    * @default none: the `Request`'s own headers and body
    */
   readonly nodeRequest?: (request: Request, context: Context) => IncomingMessage | undefined;
@@ -98,19 +92,11 @@ const responseOfHead = (answer: ApiAnswer) => responseOf(answer, true);
 
 /**
  * Creates the workforce-kit API as a fetch handler, `(request, context?) => Promise<Response |
- * undefined>`: the operations of the OpenAPI contract over any store that implements the core's
- * ports, answered by the API's one request pipeline (`@workforce-kit/http`), with the same
- * options, problem details, headers and statuses as every adapter.
- * It serves wherever requests are the web's `Request`: Hono (on `@hono/node-server` or any
- * runtime), Next.js route handlers, `Bun.serve`, `Deno.serve`, and in process, with no server, from
- * a test (`await handler(new Request('http://localhost/restaurants/v1/…'))`).
- *
- * A path outside the API resolves to `undefined`, for the host's own routes. The body is read from
- * the request's stream only for an operation that takes one, once the steps before the body
- * passed (docs/architecture.md), with the same limit, decoding (gzip, deflate, br) and refusals as
- * every adapter's. The request is recorded (log line, metrics, span) when its `Response` is
- * handed to the host: the web API does not say when a response has gone out, so a client that
- * leaves before the end is not told apart.
+ * undefined>`, for hosts whose requests are the web's `Request`: Hono, Next.js route handlers,
+ * `Bun.serve`, `Deno.serve`, or a test in process. It answers as every adapter does
+ * (docs/architecture.md, "One request pipeline"); a path outside the API resolves to `undefined`.
+ * A request is recorded (log line, metrics, span) when its `Response` is handed to the host: the
+ * web API does not say when a response has gone out.
  *
  * @param options - the store, the token verifier, the limits (see `ApiOptions`), and the client's
  *   address from the host (`getClientAddress`)

@@ -7,11 +7,12 @@
  *
  * @example
  * ```ts
+ * import type { IncomingMessage, ServerResponse } from 'node:http';
  * import { createApi, writeAnswer } from '@workforce-kit/http/adapter';
  *
  * const api = createApi(options);
- * const handler = (req, res, next) => {
- *   const answering = api.handle({ method: req.method, url: req.url, headers: req.headers, address: req.socket.remoteAddress, body: req });
+ * const handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+ *   const answering = api.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, address: req.socket.remoteAddress, body: req });
  *   if (answering === undefined) return next();
  *   // The answer, at once when every step of the request was at hand, else a promise of it.
  *   writeAnswer(res, answering);

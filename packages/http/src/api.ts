@@ -60,31 +60,23 @@ export interface ApiOptions {
    */
   readonly metrics?: MetricsOptions;
   /**
-   * OpenTelemetry spans through `@opentelemetry/api`: a SERVER span per request (a child of the
-   * `traceparent` it carries, named `GET /labor/v1/…`) with `http.request.method`, `http.route`,
-   * `http.response.status_code`, `workforce_kit.operation` and `workforce_kit.request_id`, an
-   * error on a 5xx; an INTERNAL span per store call under it (`employees.find`, …); the request's
-   * log lines carry its `traceId`. The spans go to the SDK the host registers (the SDK's context
-   * manager makes the store's spans children).
-   *
-   * Unset, tracing is on when an OpenTelemetry SDK is registered as the API is created (register
-   * it before `createRouter` or `register(workforceKit)`), and off otherwise: then no span is made
-   * and nothing is wrapped, so a request pays nothing for it. `true` or `false` decides outright
-   * (`true` with no SDK registered makes spans that go nowhere until one is).
+   * OpenTelemetry spans through `@opentelemetry/api`, to the SDK the host registers: a SERVER span
+   * per request and one per store call under it (docs/operations.md, "Metrics and traces"); the
+   * request's log lines carry its `traceId`. Unset, tracing is on when an SDK is registered as the
+   * API is created (register it first), and off otherwise, when nothing is wrapped; `true` or
+   * `false` decides outright.
    * @default whether an OpenTelemetry SDK is registered when the API is created
    */
   readonly tracing?: boolean;
   /**
-   * Headers every answer of the API carries besides its own: the host's security headers, say
-   * (helmet's, made once). They go out in the answer's one write, which costs less than a
-   * middleware setting them on every response before the API answers. A header the API sets
-   * itself (`Content-Type`, `Cache-Control`, `X-Content-Type-Options`, `X-Request-Id`,
-   * `RateLimit-*`, `Retry-After`, `WWW-Authenticate`, `Allow`, …), in any letter case, is the
-   * API's and is not taken from here.
+   * Headers every answer of the API carries besides its own (the host's security headers, made
+   * once), written in the answer's one `writeHead` rather than by a middleware per response. A
+   * header the API sets itself (`Content-Type`, `X-Request-Id`, `RateLimit-*`, …), in any letter
+   * case, stays the API's.
    * @default none
    * @example
    * ```ts
-   * createRouter({ store, auth, responseHeaders: { 'Strict-Transport-Security': 'max-age=31536000' } });
+   * createApi({ store, auth, responseHeaders: { 'Strict-Transport-Security': 'max-age=31536000' } });
    * ```
    */
   readonly responseHeaders?: Readonly<Record<string, string>>;
@@ -126,16 +118,16 @@ function tracingSdkRegistered(): boolean {
 }
 
 /**
- * Makes the API of the options: reads the operations from the spec, compiles its request (and,
- * for tests, response) schemas, sets up the rate limits, and binds the use cases to the store;
- * with `metrics` or `tracing`, registers the metrics, precomputes each operation's labels and span
- * name, and wraps the store's ports to measure them. All of it once, at start-up; nothing here is
- * done per request.
+ * Makes the API of the options, once, at start-up: the operations read from the spec, their
+ * validators compiled, the rate limits set up, the use cases bound to the store, and with
+ * `metrics` or `tracing` the metrics registered and the store's ports wrapped to measure them.
  *
  * @param options - the store, the token verifier and the limits; see {@link ApiOptions}
  * @throws when the spec cannot be compiled (never per request)
  * @example
  * ```ts
+ * import { createMemoryStore } from '@workforce-kit/core';
+ *
  * const api = createApi({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) });
  * api.operations.map((op) => `${op.method} ${op.path}`);
  * ```

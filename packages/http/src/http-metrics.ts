@@ -5,23 +5,17 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
  * The API's Prometheus metrics: where they are registered. The host serves the registry
  * (`GET /metrics`: `await registry.metrics()`, of type `registry.contentType`).
  *
- * The API keeps, in that registry:
- * - `workforce_kit_http_requests_total{operation,status}`: requests answered, by operation id
- *   (`none` for a path or method under the API's prefixes that names no operation: its 404 and
- *   405) and status (`aborted` when the client closed the connection before the answer);
- * - `workforce_kit_http_request_duration_seconds{operation,status}`: their durations;
- * - `workforce_kit_http_requests_in_flight`: requests taken and not yet answered;
- * - `workforce_kit_rate_limit_refusals_total{window}`: 429s, by the window that refused
- *   (`second`, `15 minutes`);
- * - `workforce_kit_store_call_duration_seconds{call}`: each call of the store's ports
- *   (`employees.find`, `employees.write`, `shifts.find`, `shifts.write`,
- *   `restaurants.findByGuid`).
- *
- * Two APIs given the same registry share these metrics (their counts add up).
+ * The API keeps its `workforce_kit_http_*`, `workforce_kit_rate_limit_refusals_total` and
+ * `workforce_kit_store_call_duration_seconds` metrics there (docs/operations.md, "Metrics and
+ * traces", lists them). Two APIs given the same registry share them (their counts add up).
  *
  * @example
  * ```ts
+ * import express from 'express';
+ * import { createRouter } from '@workforce-kit/express-adapter';
  * import { Registry } from 'prom-client';
+ *
+ * const app = express();
  * const registry = new Registry();
  * app.use(createRouter({ store, auth, metrics: { registry } }));
  * app.get('/metrics', async (_req, res) => {

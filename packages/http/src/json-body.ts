@@ -85,7 +85,7 @@ function decoderOf(encoding: string): (() => Transform) | null | undefined {
  * @example
  * ```ts
  * const body = await readJsonBody(req, req.headers, 16 * 1024);
- * if (body.isErr()) return answer(body.error);
+ * if (body.isErr()) console.log(body.error); // the problem to answer with
  * ```
  */
 export function readJsonBody(

@@ -4,6 +4,8 @@
  *
  * @example
  * ```ts
+ * import { pino } from 'pino';
+ *
  * const logger: Logger = pino({ level: 'info' });
  * ```
  */

@@ -241,10 +241,9 @@ const STEPS = Steps.from<RoutedRequest>()
  *
  * @example
  * ```ts
- * const answering = api.handle({ method: req.method, url: req.url, headers: req.headers, address: req.socket.remoteAddress, body: req });
+ * const answering = api.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, address: req.socket.remoteAddress, body: req });
  * if (answering === undefined) next();
- * else if (isThenable(answering)) answering.then((answer) => writeAnswer(res, answer));
- * else writeAnswer(res, answering);
+ * else writeAnswer(res, answering); // at once, or when the promised answer comes
  * ```
  */
 export function createPipeline(parts: PipelineParts): Pipeline {

@@ -27,7 +27,11 @@ export interface RateLimitOptions {
    * @default a bounded in-memory counter per window
    * @example
    * ```ts
-   * limiter: (w) => new RateLimiterRedis({ storeClient: redis, keyPrefix: w.name, points: w.points, duration: w.durationSeconds })
+   * import { RateLimiterRedis } from 'rate-limiter-flexible';
+   *
+   * const rateLimit: RateLimitOptions = {
+   *   limiter: (w) => new RateLimiterRedis({ storeClient: redis, keyPrefix: w.name, points: w.points, duration: w.durationSeconds }),
+   * };
    * ```
    */
   readonly limiter?: (window: RateLimitWindow) => WindowCounter;
@@ -295,8 +299,8 @@ const isRefusal = (decision: RateLimitDecision | undefined) => decision?.count.s
  * @param hooks - what is told of refusals
  * @example
  * ```ts
- * const limiter = createRateLimiter({ perSecond: 20 }, { onRefusal: (window) => refusals.inc() });
- * const decision = await limiter.check({ rateLimitKey: rateLimitKey(restaurant, address), log });
+ * const limiter = createRateLimiter({ perSecond: 20 }, { onRefusal: (window) => refusals.inc({ window }) });
+ * const decision = await limiter.check({ rateLimitKey: rateLimitKey(restaurant.guid, address), log });
  * ```
  */
 export function createRateLimiter(

@@ -8,8 +8,8 @@ import type { Logger } from './logger.js';
  *
  * @example
  * ```ts
- * const log = new RequestLogger(logger, requestId, telemetry?.logBindings);
- * log.warn({ timeoutMs }, 'request timed out'); // {"requestId":"…","traceId":"…","timeoutMs":…}
+ * const log = new RequestLogger(logger, requestId, telemetry.logBindings);
+ * log.warn({ timeoutMs: 30_000 }, 'request timed out'); // {"requestId":"…","traceId":"…","timeoutMs":…}
  * ```
  */
 export class RequestLogger implements Logger {

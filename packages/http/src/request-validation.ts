@@ -138,6 +138,8 @@ function partSchema(parameters: readonly OperationParameter[], part: Part): Part
  *
  * @example
  * ```ts
+ * import { openapiDocument } from '@workforce-kit/types';
+ *
  * const compile = createSchemaCompiler(openapiDocument);
  * const query = compile(requestSchemas(operation).querystring, 'querystring');
  * ```

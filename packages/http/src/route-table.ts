@@ -56,6 +56,8 @@ function decoded(segment: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { pathsOf, prefixesOf } from './operations.js';
+ *
  * const route = routeTable(operations, pathsOf(operations), prefixesOf(operations));
  * route('GET', '/labor/v1/shifts/POS%3A42?x=1'); // { kind: 'operation', params: { shiftId: 'POS:42' }, query: { x: '1' }, … }
  * ```

@@ -21,7 +21,7 @@ const NO_OPERATION_LABEL = 'none';
  *
  * @example
  * ```ts
- * res.once('close', () => telemetry.end(res)); // Express's res; Fastify's reply.raw
+ * res.once('close', () => telemetry.end(res, performance.now() - started)); // Express's res; Fastify's reply.raw
  * ```
  */
 export interface AnsweredResponse {
@@ -37,7 +37,7 @@ export interface AnsweredResponse {
  *
  * @example
  * ```ts
- * const result = await telemetry.within(() => runUseCase()); // the store's spans nest under it
+ * const result = await telemetry.within(() => store.employees.find(restaurant.guid, id)); // the store's span nests under it
  * telemetry.end(res, performance.now() - started);
  * ```
  */
@@ -65,10 +65,10 @@ export interface RequestTelemetry {
  *
  * @example
  * ```ts
- * const telemetry = createTelemetry(operations, metrics, tracing);
+ * const telemetry = createTelemetry(operations, metrics, true);
  * const started = performance.now();
- * const observed = telemetry.start(operation, req.method, req.headers, requestId);
- * const result = observed.within(() => run(operation.id, inputs));
+ * const observed = telemetry.start(operation, req.method ?? 'GET', req.headers, requestId);
+ * const result = await observed.within(() => store.employees.find(restaurant.guid, id));
  * res.once('close', () => observed.end(res, performance.now() - started));
  * ```
  */

@@ -141,7 +141,7 @@ export type WebhookBody =
  * @param record - the employee (employee events) or shift (shift events) after the change
  * @example
  * ```ts
- * const body = JSON.stringify(toWebhookBody(event, employeeAfterTheChange));
+ * const body = JSON.stringify(toWebhookBody(event, employee)); // the employee after the change
  * ```
  */
 export function toWebhookBody(event: RecordedEvent, record: Employee | Shift): WebhookBody {

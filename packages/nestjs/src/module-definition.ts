@@ -29,6 +29,9 @@ export interface WorkforceKitModuleOptions extends ApiOptions {
  *
  * @example
  * ```ts
+ * import { Inject, Injectable } from '@nestjs/common';
+ * import type { WorkforceStore } from '@workforce-kit/core';
+ *
  * \@Injectable()
  * class WorkforceKitConfig implements WorkforceKitOptionsFactory {
  *   constructor(\@Inject(STORE) private readonly store: WorkforceStore) {}

@@ -14,6 +14,10 @@ import { workforceKitService } from './workforce-kit-service.js';
  *
  * @example
  * ```ts
+ * import { Module } from '@nestjs/common';
+ * import { NestFactory } from '@nestjs/core';
+ * import { createMemoryStore } from '@workforce-kit/core';
+ *
  * \@Module({ imports: [WorkforceKitModule.forRoot({ store: createMemoryStore(seed), auth: createJwtVerifier({ hs256Secret }) })] })
  * class AppModule {}
  *
@@ -42,6 +46,8 @@ export class WorkforceKitModule extends ConfigurableModuleClass {
    * @returns the dynamic module, for a module's `imports`
    * @example
    * ```ts
+   * import type { WorkforceStore } from '@workforce-kit/core';
+   *
    * WorkforceKitModule.forRootAsync({
    *   imports: [DatabaseModule, ConfigModule],
    *   inject: [STORE, ConfigService],

@@ -45,15 +45,10 @@ function notFound(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /**
- * Creates the workforce-kit API as a `node:http` request handler: the operations of the OpenAPI
- * contract over any store that implements the core's ports, answered by the API's one request
- * pipeline (`@workforce-kit/http`), with the same options, problem details, headers and statuses
- * as every adapter. It serves in `http.createServer(handler)` (a path outside
- * the API is then a 404 problem) and in any framework that takes a `(req, res, next)` handler
- * (Connect, Koa through `app.callback()` or a middleware, NestJS, Polka): given `next`, a path
- * outside the API is handed on to it. The request's body is read by the API, only for an operation
- * that takes one once the steps before the body passed (docs/architecture.md): nothing before the
- * handler may have read it.
+ * Creates the workforce-kit API as a `node:http` request handler, answering as every adapter does
+ * (docs/architecture.md, "One request pipeline"). In `http.createServer(handler)` a path outside
+ * the API is a 404 problem; in a framework that takes `(req, res, next)` (Connect, Koa, NestJS,
+ * Polka) it goes to `next`. Nothing before the handler may read the request's body.
  *
  * @param options - the store, the token verifier and the limits; see `ApiOptions`
  * @returns the handler

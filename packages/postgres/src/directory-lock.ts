@@ -176,7 +176,11 @@ const ATTEMPT_PAUSE_MS = 20;
  * @example
  * ```ts
  * const lock = lockDirectory('.data/pglite');
- * try { ... } finally { lock.release(); }
+ * try {
+ *   // open the database in it
+ * } finally {
+ *   lock.release();
+ * }
  * ```
  */
 export function lockDirectory(directory: string): DirectoryLock {

@@ -119,7 +119,9 @@ export async function purgeDeadOutboxDeliveries(
  *
  * @example
  * ```ts
- * for (const { destination, pending, dead, oldestPendingAgeMs } of await outboxBacklog(pool)) …
+ * for (const { destination, pending, dead } of await outboxBacklog(pool)) {
+ *   console.log(`${destination}: ${pending} pending, ${dead} dead`);
+ * }
  * ```
  */
 export async function outboxBacklog(client: SqlClient): Promise<DestinationBacklog[]> {

@@ -109,7 +109,10 @@ export interface PostgresRateLimits {
  * @returns the window counters, and `close`
  * @example
  * ```ts
+ * import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+ *
  * const limits = createPostgresRateLimits({ client: pool, namedStatements: true });
+ * const auth = createJwtVerifier({ hs256Secret });
  * const router = createRouter({ store, auth, rateLimit: { limiter: limits.limiter } });
  * ```
  */

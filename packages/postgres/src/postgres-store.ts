@@ -97,6 +97,7 @@ function recordPorts<T extends RecordOfKind>(table: RecordTable<T>) {
  * @example
  * ```ts
  * import pg from 'pg';
+ *
  * const store = await createPostgresStore({
  *   client: new pg.Pool({ connectionString }),
  *   ownsClient: true,

@@ -27,8 +27,13 @@ export interface WakeScheduler {
  *
  * @example
  * ```ts
+ * import { listenForNotifications } from './notifications.js';
+ *
  * const scheduler = createWakeScheduler();
- * listener.onNotify = () => scheduler.wake();
+ * await listenForNotifications(pool, 'workforce_kit_outbox', {
+ *   onNotify: () => scheduler.wake(),
+ *   onError: () => scheduler.wake(),
+ * });
  * while (!scheduler.closed) {
  *   scheduler.clear();
  *   if ((await claim()).length === 0) await scheduler.sleep(pollIntervalMs);

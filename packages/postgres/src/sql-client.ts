@@ -6,6 +6,9 @@
  *
  * @example
  * ```ts
+ * import { PGlite } from '@electric-sql/pglite';
+ * import pg from 'pg';
+ *
  * const client: SqlClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const embedded: SqlClient = await PGlite.create('.data/pglite');
  * ```

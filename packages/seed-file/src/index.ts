@@ -7,6 +7,7 @@
  *
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
  * import { createMemoryStore } from '@workforce-kit/core';
  * import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
  *

@@ -409,7 +409,9 @@ function toRecords(seed: SeedFile, loadedAt: Instant): Seed {
  * @returns the seed, or `SeedInvalid` naming every bad entry (then nothing should be loaded)
  * @example
  * ```ts
- * const seed = parseSeed(JSON.parse(await readFile(path, 'utf8')), new Date());
+ * import { readFile } from 'node:fs/promises';
+ *
+ * const seed = parseSeed(JSON.parse(await readFile('seed.json', 'utf8')), new Date());
  * if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
  * ```
  */

@@ -115,6 +115,8 @@ interface Connection {
  * @throws RangeError for a cap below 1
  * @example
  * ```ts
+ * import { createServer } from 'node:http';
+ *
  * const server = createServer(app);
  * const limit = limitConnections(server, {
  *   maxConnections: 1000,

@@ -41,8 +41,8 @@ export type HostAnswer =
   | { readonly problem: ProblemOccurrence };
 
 /**
- * A route of the reference server outside the API, written once for both frameworks; each binds
- * it (`express-host.ts`, `fastify-host.ts`).
+ * A route of the reference server outside the API, written once for every framework it runs on;
+ * each `*-app.ts` binds it.
  */
 export interface HostRoute {
   readonly method: 'GET' | 'POST' | 'ALL';

@@ -52,34 +52,21 @@ const isFull = (error: unknown) => {
 };
 
 /**
- * The reference server's log destination, for pino: each line is encoded (UTF-8) into a buffer in
- * memory, nothing else per line, and the buffer is written out once 4 KiB wait, or every 200 ms,
- * with one `write` call for many lines.
- *
- * Why not pino's own (`pino.destination`, sonic-boom): sonic-boom 4.2.1 measures the byte length
- * of its whole pending buffer at every line (its fix for partial writes of UTF-8), which also
- * flattens that string each time (docs/performance.md has what that cost a request).
- * Its versions before 4.2.1 cut a character in two on a partial write, and its asynchronous writes
- * run on Node's thread pool, so a write may still be in flight, unordered with what the exit then
- * writes, when the process exits.
- *
- * Here the writes are made from the event loop's thread, never in flight. They do not block it:
- * Node opens a pipe or socket on stdout in non-blocking mode (libuv's; this class makes sure stdout
- * is opened when it writes there), so a pipe that is full answers EAGAIN at once, and a file does
- * not keep a write waiting.
- * - A partial write: the rest waits, from the byte it stopped at (never within a character).
- * - EAGAIN or EBUSY (a reader slower than the server): what waits is tried again 10 ms later, and
- *   lines wait in memory meanwhile, up to `maxPendingBytes`; lines beyond are dropped and counted
- *   (`onDropped`), rather than the event loop blocked or the memory grown without bound.
- * - EPIPE (the reader is gone), or another error: lines are discarded from then on, and the error
- *   is told once on stderr.
- * - When the process exits (`process.exit`, a signal handled by exiting, an uncaught exception),
- *   what waits is written out, in order, waiting on a full pipe as long as its reader takes
- *   something (up to 5 s without progress). A SIGKILL or a power cut loses what waits: at most
- *   4 KiB or 200 ms of lines.
+ * The reference server's log destination, for pino: lines wait in memory, encoded, and are
+ * written with one `write` once 4 KiB wait or every 200 ms, from the event loop's thread, which a
+ * non-blocking stdout never blocks. Why not pino's own (sonic-boom): docs/operations.md, "Health
+ * and logs".
+ * - A partial write: the rest waits, from the byte it stopped at.
+ * - EAGAIN or EBUSY: tried again 10 ms later; lines wait up to `maxPendingBytes`, and past it are
+ *   dropped and counted (`onDropped`).
+ * - EPIPE or another error: lines are discarded from then on, and stderr says so once.
+ * - At exit, what waits is written out in order (up to 5 s without progress); a SIGKILL loses at
+ *   most 4 KiB or 200 ms of lines.
  *
  * @example
  * ```ts
+ * import { pino } from 'pino';
+ *
  * const logger = pino({ level: 'info' }, new LogDestination());
  * logger.flush(() => console.log('every line written'));
  * ```

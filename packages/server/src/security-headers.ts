@@ -44,6 +44,8 @@ const helmetMiddleware = helmet({
  *
  * @example
  * ```ts
+ * import { createRouter } from '@workforce-kit/express-adapter';
+ *
  * app.use(createRouter({ store, auth, responseHeaders: SECURITY_HEADERS }));
  * ```
  */

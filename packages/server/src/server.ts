@@ -239,15 +239,10 @@ function listenProblem(config: ServerConfig, error: NodeJS.ErrnoException): stri
 }
 
 /**
- * The HTTP server the app serves on. Slow clients: headers must all arrive within
- * HEADERS_TIMEOUT_MS, and the whole request shortly after the API's own timeout has answered it
- * (Node then closes the connection); connections are checked every second rather than Node's
- * default 30. At most MAX_CONNECTIONS are served: at the cap, a new connection takes the place of
- * one idle between requests, else of one still sending its headers from a client holding more
- * than MAX_INCOMPLETE_HEADERS_PER_ADDRESS of those, else it is refused (see `limitConnections`):
- * one client's slow connections cannot lock the others out, and a connection busy with a request
- * is never closed for its address. Refusals and reclaims are counted, and logged once every 30 s
- * at most.
+ * The HTTP server the app serves on. A slow client's headers must arrive within
+ * HEADERS_TIMEOUT_MS and its request shortly after the API's own timeout (connections checked
+ * every second, not Node's 30); at most MAX_CONNECTIONS are served, by `limitConnections`' rules.
+ * Refusals and reclaims are counted, and logged at most once every 30 s.
  */
 function httpServer(
   config: ServerConfig,

@@ -30,6 +30,8 @@ export interface SignedWebhook {
  * @throws Error when the delivery has no record, or a record that is not its event's subject
  * @example
  * ```ts
+ * import { Webhook } from 'standardwebhooks';
+ *
  * const { headers, body } = signWebhook(new Webhook(secret), delivery, new Date());
  * ```
  */
@@ -78,6 +80,8 @@ function failure(error: unknown): string {
  *
  * @example
  * ```ts
+ * import { createOutboxRelay } from '@workforce-kit/postgres';
+ *
  * const relay = await createOutboxRelay({
  *   client: pool,
  *   destinations: ['https://hooks.example.com/workforce'],

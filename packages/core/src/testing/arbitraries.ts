@@ -135,7 +135,9 @@ const deletionArb = fc.oneof(
  *
  * @example
  * ```ts
- * fc.assert(fc.property(employeeArb(restaurant.guid), (employee) => … ));
+ * import fc from 'fast-check';
+ *
+ * fc.assert(fc.property(employeeArb(restaurant.guid), (employee) => employee.restaurantGuid === restaurant.guid));
  * ```
  */
 export function employeeArb(restaurantGuid: Guid): fc.Arbitrary<Employee> {

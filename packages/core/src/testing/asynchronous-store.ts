@@ -95,7 +95,9 @@ export function deferredStore(store: WorkforceStore, deferral: Deferral): Workfo
  * @returns the same store, answering later
  * @example
  * ```ts
- * const router = createRouter({ store: asynchronousStore(createMemoryStore(seed)), auth });
+ * import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+ *
+ * const router = createRouter({ store: asynchronousStore(createMemoryStore(seed)), auth: createJwtVerifier({ hs256Secret }) });
  * ```
  */
 export function asynchronousStore(store: WorkforceStore): WorkforceStore {

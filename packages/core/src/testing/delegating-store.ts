@@ -10,8 +10,10 @@ export type Repositories = Pick<WorkforceStore, 'employees' | 'shifts' | 'restau
  *
  * @example
  * ```ts
+ * import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+ *
  * let store = createMemoryStore(seed);
- * const router = createRouter({ store: delegatingStore(() => store), auth });
+ * const router = createRouter({ store: delegatingStore(() => store), auth: createJwtVerifier({ hs256Secret }) });
  * // before each run:
  * store = createMemoryStore(seed);
  * ```

@@ -74,7 +74,10 @@ export interface ConformanceContext {
  * @example
  * ```ts
  * import { describeStoreConformance } from '@workforce-kit/core/testing';
- * describeStoreConformance('my store', async () => createMyStore(await freshDatabase()));
+ * import { createPostgresStore } from '@workforce-kit/postgres';
+ * import { PGlite } from '@electric-sql/pglite';
+ *
+ * describeStoreConformance('PostgreSQL on PGlite', async () => createPostgresStore({ client: new PGlite(), ownsClient: true }));
  * ```
  */
 export function describeStoreConformance(

@@ -20,8 +20,10 @@ export interface World {
  *
  * @example
  * ```ts
+ * import { createJwtVerifier, createRouter } from '@workforce-kit/express-adapter';
+ *
  * const world = aWorld();
- * const router = createRouter({ store: createMemoryStore(world.seed), auth });
+ * const router = createRouter({ store: createMemoryStore(world.seed), auth: createJwtVerifier({ hs256Secret }) });
  * ```
  */
 export function aWorld(): World {

@@ -77,11 +77,14 @@ function permitRestaurant(
  * @returns `ok` when the token may make the request, else the problem that answers it
  * @example
  * ```ts
+ * import { err, type Result } from 'neverthrow';
+ * import { bearerToken } from './bearer.js';
+ *
  * const token = bearerToken(req.headers.authorization);
  * const restaurant = contextRestaurant(req.headers[RESTAURANT_HEADER]);
- * const permission = token === undefined
+ * const permission: Result<undefined, ProblemOccurrence> = token === undefined
  *   ? err(NO_TOKEN)
- *   : authorization(await verifier.verify(token), operation.scope, restaurant, { log });
+ *   : authorization(await auth.verify(token), operation.scope, restaurant, { log });
  * ```
  */
 export function authorization(

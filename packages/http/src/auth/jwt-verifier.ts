@@ -172,7 +172,7 @@ function keyFor(source: JwtKeySource): {
  * @example
  * ```ts
  * const auth = createJwtVerifier({ jwksUrl: 'https://id.example.com/.well-known/jwks.json', issuer: 'https://id.example.com', audience: 'workforce-api' });
- * app.use(createRouter({ store, auth }));
+ * const api = createApi({ store, auth });
  * ```
  */
 export function createJwtVerifier(options: JwtVerifierOptions): AccessTokenVerifier {

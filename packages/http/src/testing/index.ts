@@ -49,7 +49,9 @@ export function tokenFor(
  *
  * @example
  * ```ts
- * app.use(createRouter(testApiOptions(aWorld().seed, { rateLimit: false })));
+ * import { aWorld } from '@workforce-kit/core/testing';
+ *
+ * const api = createApi(testApiOptions(aWorld().seed, { rateLimit: false }));
  * ```
  */
 export function testApiOptions(seed: SeedRecords, overrides: Partial<ApiOptions> = {}): ApiOptions {

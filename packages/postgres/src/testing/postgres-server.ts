@@ -96,6 +96,8 @@ async function installedBinDir(): Promise<string> {
  * @returns the running server, to stop or destroy when the tests end
  * @example
  * ```ts
+ * import pg from 'pg';
+ *
  * const server = await startPostgresServer();
  * const pool = new pg.Pool({ connectionString: server.url });
  * // …

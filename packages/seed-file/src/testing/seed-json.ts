@@ -20,7 +20,9 @@ function restaurantJson(restaurant: Restaurant): unknown {
  *
  * @example
  * ```ts
- * await writeFile(path, JSON.stringify(seedToJson(seed)));
+ * import { writeFile } from 'node:fs/promises';
+ *
+ * await writeFile('seed.json', JSON.stringify(seedToJson(seed)));
  * ```
  */
 export function seedToJson(seed: Seed): unknown {

@@ -1,0 +1,8 @@
+// What the TSDoc examples of packages/node-adapter/src take as given: each example sees these names unless
+// it declares its own (scripts/check-tsdoc-examples.mjs, docs/development.md).
+import type { SeedRecords } from '@workforce-kit/core';
+
+/** Records to seed a store with (a parsed seed file). */
+export declare const seed: SeedRecords;
+/** The secret the host's access tokens are signed with. */
+export declare const hs256Secret: string;
