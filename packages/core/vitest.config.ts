@@ -5,6 +5,8 @@ export default defineProject({
   ssr: { resolve: { conditions: ['@workforce-kit/source'] } },
   test: {
     name: 'core',
+    // Worker threads: its tests start no process and handle no signal; a thread starts cheaper.
+    pool: 'threads',
     include: ['test/**/*.test.ts'],
     // A bound for a test that hangs, not a speed check: a loaded machine takes longer.
     testTimeout: 60_000,
