@@ -1,13 +1,17 @@
-// The stores in the HTTP bench (issues 21 and 27): the GET and the archive/unarchive cycle of the
-// reference server on PGlite and on a PostgreSQL server beside the same server on the memory
-// store (the wk-express row), the cycle at the bench's connections and at one, with the batch
+// The stores in the HTTP bench (issues 21, 27 and 42): the GET and the archive/unarchive cycle of
+// the reference server on PGlite and on a PostgreSQL server beside the same server on the memory
+// store (the wk-express row) and the same work by hand on the PostgreSQL server (pg-plain), the
+// cycle at the bench's connections and at one, with the batch
 // sizes the PostgreSQL store's group commit made during the measured runs (from
 // `workforce_kit_store_batch_size` in /metrics) and, on a PostgreSQL server, the statements it
 // ran per request (pg_stat_statements).
 import type { RowId } from './http-rows.js';
 
-/** The rows of the store table: the memory store first (the baseline), then PGlite, PostgreSQL. */
-export const STORE_ROWS: readonly RowId[] = ['wk-express', 'wk-pglite', 'wk-postgres'];
+/**
+ * The rows of the store table: the memory store first (the baseline), then PGlite, the same work by
+ * hand on the PostgreSQL server (`pg-plain`), and workforce-kit on it.
+ */
+export const STORE_ROWS: readonly RowId[] = ['wk-express', 'wk-pglite', 'pg-plain', 'wk-postgres'];
 
 /** The targets of issue 21: each store's cycle at least this many times the memory store's. */
 const CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-pglite': 0.5, 'wk-postgres': 0.6 };
@@ -15,6 +19,13 @@ const CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-pglite': 0.5, 'wk-po
 const GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 0.7 };
 /** And at most one statement per GET on average, under the bench's load. */
 const STATEMENTS_PER_GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1 };
+/**
+ * The targets of issue 42, against the same work by hand on the same server (`pg-plain`): the
+ * cycle's rate at least this many times its own, by rate and by the server's CPU per request.
+ */
+const HAND_WRITTEN_CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1.0 };
+/** And the cycle's p99 at most this many times its own. */
+const HAND_WRITTEN_P99_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1.2 };
 
 /** `workforce_kit_store_batch_size` as scraped: count, sum, and the cumulative buckets by `le`. */
 export interface BatchSizes {
@@ -191,6 +202,7 @@ export interface StoreTarget {
 }
 
 export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[] {
+  const byHand = stores.find((store) => store.row === 'pg-plain');
   return stores.flatMap((store) => {
     const targets: StoreTarget[] = [];
     const getRatio = GET_TARGETS[store.row];
@@ -207,6 +219,24 @@ export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[
         target: `${store.label}: cycle at least ${ratio.toFixed(1)}× the memory store's`,
         measured: `${store.cycleRatio.toFixed(2)}×`,
         met: store.cycleRatio >= ratio,
+      });
+    }
+    const handRatio = HAND_WRITTEN_CYCLE_TARGETS[store.row];
+    if (handRatio !== undefined && byHand !== undefined) {
+      const byRate = store.cycle / byHand.cycle;
+      const byCpu = byHand.cycleCpuUs / store.cycleCpuUs;
+      targets.push({
+        target: `${store.label}: cycle at least ${handRatio.toFixed(1)}× ${byHand.row}'s, by rate and by the server's CPU`,
+        measured: `${byRate.toFixed(2)}× by rate (${store.cycle.toFixed(0)} vs ${byHand.cycle.toFixed(0)} req/s), ${byCpu.toFixed(2)}× by CPU (${store.cycleCpuUs.toFixed(0)} vs ${byHand.cycleCpuUs.toFixed(0)} µs a request)`,
+        met: byRate >= handRatio && byCpu >= handRatio,
+      });
+    }
+    const p99Ratio = HAND_WRITTEN_P99_TARGETS[store.row];
+    if (p99Ratio !== undefined && byHand !== undefined) {
+      targets.push({
+        target: `${store.label}: cycle p99 at most ${p99Ratio.toFixed(1)}× ${byHand.row}'s`,
+        measured: `${(store.p99Ms / byHand.p99Ms).toFixed(2)}× (${store.p99Ms.toFixed(1)} vs ${byHand.p99Ms.toFixed(1)} ms)`,
+        met: store.p99Ms <= p99Ratio * byHand.p99Ms,
       });
     }
     const statements = STATEMENTS_PER_GET_TARGETS[store.row];
