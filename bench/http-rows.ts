@@ -172,34 +172,6 @@ export interface RowServer extends Launched {
   readonly databaseUrl?: string;
 }
 
-/** Statements a database has run so far: all of them, and those of the rate limits. */
-export interface StatementCount {
-  readonly all: number;
-  /** Those that name `workforce_kit_rate_limits` (the shared rate limits' claims or upserts). */
-  readonly rateLimits: number;
-}
-
-/**
- * The statements a database has run so far (pg_stat_statements' calls, top-level statements: a
- * function call is one), but those that read the count itself.
- */
-export async function statementsRun(databaseUrl: string): Promise<StatementCount> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ all: string | null; rate_limits: string | null }>(
-      `SELECT sum(calls)::text AS all,
-         (sum(calls) FILTER (WHERE query LIKE '%workforce_kit_rate_limits%'))::text AS rate_limits
-       FROM pg_stat_statements
-       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND query NOT LIKE '%pg_stat_statements%'`,
-    );
-    return { all: Number(rows[0]?.all ?? 0), rateLimits: Number(rows[0]?.rate_limits ?? 0) };
-  } finally {
-    await client.end();
-  }
-}
-
 /** Creates a database on `server` with pg_stat_statements in it; its URL. */
 async function countedDatabase(server: PostgresServer): Promise<string> {
   const url = await server.createDatabase();
