@@ -67,6 +67,7 @@ export {
 } from './maybe-async.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {
+  ChangeRead,
   Clock,
   ConditionalWrite,
   ConditionalWriter,
