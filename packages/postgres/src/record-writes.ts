@@ -1,16 +1,7 @@
-import {
-  type ConditionalWrite,
-  type Guid,
-  type IdentityChangeRefused,
-  identityChangeRefused,
-  type StorageError,
-  type VersionConflict,
-  versionConflict,
-} from '@workforce-kit/core';
-import { err, ok, type Result, type ResultAsync } from 'neverthrow';
+import type { ConditionalWrite, Guid } from '@workforce-kit/core';
 import { GroupCommit } from './group-commit.js';
 import { OUTBOX_CHANNEL } from './outbox-schema.js';
-import { outcomeOf, type StatementRunner } from './statement-runner.js';
+import type { StatementRunner } from './statement-runner.js';
 import { type RecordOfKind, type Table, withVersion } from './store-records.js';
 
 /** The most changes one write statement carries, unless the store's `maxBatchSize` says otherwise. */
@@ -18,26 +9,39 @@ export const DEFAULT_MAX_BATCH_SIZE = 64;
 
 /**
  * The conditional writes of a batch of records and their events, each against the version it
- * read: `workforce_kit_write_records` (migration 008, which says what it does).
+ * read: `workforce_kit_change_records` (migration 009, which says what it does).
  */
 const WRITE_RECORDS =
-  'SELECT arrival, written_data, written_version, record_exists, stored_external_id FROM workforce_kit_write_records($1::jsonb, $2)';
+  'SELECT arrival, written_version, record_exists, stored_external_id, stored_data, stored_version FROM workforce_kit_change_records($1::jsonb, $2)';
 
 /**
- * The same conditional write for a batch of one change (migration 006), which PostgreSQL runs in
+ * The same conditional write for a batch of one change (migration 009), which PostgreSQL runs in
  * less time than the batch statement, so that a change at low load waits no longer.
  */
 const WRITE_RECORD =
-  'SELECT 1 AS arrival, data AS written_data, version AS written_version, found AS record_exists, current_external_id AS stored_external_id FROM workforce_kit_write_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
+  'SELECT 1 AS arrival, written_version, record_exists, stored_external_id, stored_data, stored_version FROM workforce_kit_change_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
 
-/** One change's row of `workforce_kit_write_records`: `arrival` is its place in the batch, from 1. */
+/**
+ * One change's row: `arrival` is its place in the batch, from 1; a change written has its new
+ * version, one not written the record as it stands (or none: `record_exists` false).
+ */
 interface WriteRow {
   readonly arrival: number;
-  readonly written_data: Record<string, unknown> | null;
   readonly written_version: number | null;
   readonly record_exists: boolean;
   readonly stored_external_id: string | null;
+  readonly stored_data: Record<string, unknown> | null;
+  readonly stored_version: number | null;
 }
+
+/**
+ * What became of a change: written, with the record as stored; or not, with the record as it
+ * stands in the database (null when there is none) and whether the change would have changed its
+ * external id (an identity change, refused) rather than lost a race.
+ */
+export type ChangeOutcome<T> =
+  | { readonly written: true; readonly record: T }
+  | { readonly written: false; readonly current: T | null; readonly identityChanged: boolean };
 
 /** A change queued for its batch, serialised: the store keeps none of the caller's objects. */
 interface QueuedWrite {
@@ -73,7 +77,7 @@ function queuedWrite<T extends RecordOfKind>(
   };
 }
 
-/** A change as an element of `workforce_kit_write_records`' JSON array (its parts serialised once). */
+/** A change as an element of `workforce_kit_change_records`' JSON array (its parts serialised once). */
 function changeJson(queued: QueuedWrite): string {
   const text = JSON.stringify;
   return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
@@ -110,21 +114,16 @@ export class RecordWrites {
     });
   }
 
-  /** Writes a record of `table` at the version its change read; its stored record, or why not. */
-  write<T extends RecordOfKind>(
+  /**
+   * Writes a record of `table` at the version its change read: what became of it, once its batch
+   * has committed; rejects when the statement failed.
+   */
+  async write<T extends RecordOfKind>(
     table: Table,
     change: ConditionalWrite<T>,
-  ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
-    const operation = `${table}.write`;
-    let queued: QueuedWrite;
-    try {
-      queued = queuedWrite(table, change);
-    } catch (cause) {
-      return outcomeOf(operation, Promise.reject(cause));
-    }
-    return outcomeOf(operation, this.#group.submit(queued)).andThen((row) =>
-      writtenOf<T>(queued, row),
-    );
+  ): Promise<ChangeOutcome<T>> {
+    const queued = queuedWrite(table, change);
+    return outcomeOfRow<T>(queued, await this.#group.submit(queued));
   }
 
   /** One statement for a batch of changes (of distinct records); each change's row, in order. */
@@ -157,16 +156,23 @@ export class RecordWrites {
   }
 }
 
-/** A change's outcome from its row: the stored record, a refused change of identity, or a conflict. */
-function writtenOf<T>(
-  queued: QueuedWrite,
-  row: WriteRow,
-): Result<T, VersionConflict | IdentityChangeRefused | StorageError> {
-  if (row.written_data !== null && row.written_version !== null) {
-    return ok(withVersion<T>({ data: row.written_data, version: row.written_version }));
+/**
+ * A change's outcome from its row. The record written is made from the JSON the store sent, a
+ * copy of the caller's that shares nothing with it.
+ */
+function outcomeOfRow<T>(queued: QueuedWrite, row: WriteRow): ChangeOutcome<T> {
+  if (row.written_version !== null) {
+    const record = JSON.parse(queued.data) as Record<string, unknown>;
+    record.version = row.written_version;
+    return { written: true, record: record as T };
   }
-  if (row.record_exists && row.stored_external_id !== queued.externalId) {
-    return err(identityChangeRefused(queued.guid));
-  }
-  return err(versionConflict(queued.guid, queued.expectedVersion));
+  const current =
+    row.stored_data === null || row.stored_version === null
+      ? null
+      : withVersion<T>({ data: row.stored_data, version: row.stored_version });
+  return {
+    written: false,
+    current,
+    identityChanged: row.record_exists && row.stored_external_id !== queued.externalId,
+  };
 }
