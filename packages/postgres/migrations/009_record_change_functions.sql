@@ -1,7 +1,11 @@
--- The conditional writes of 006 (one change) and 008 (a batch), answering what a store that keeps
--- records in process needs: for a change written, its new version only (the store has the record
--- it sent); for a change not written, the record as it stands (its data, version and external id),
--- read after the write failed, so that a lost race costs the writer no read of its own.
+-- The conditional writes of 006 (one change) and 008 (a batch), for a store that keeps records in
+-- process. A change carries its record's data whole, or, when the store holds the record at the
+-- version the change read, only what changed: `patch`, the fields set (a JSON object), and
+-- `removed`, the fields dropped, applied to the row's data, which the version check guarantees is
+-- the record the store holds. A change written answers its new version only (the store has the
+-- record it sent); a change not written answers the record as it stands (its data, version and
+-- external id), read after the write failed, so that a lost race costs the writer no read of its
+-- own.
 --
 -- Each change is written as in 006 and 008: only at the version read and with its external id
 -- unchanged, its events with it in the order of the batch, each with the record as it stands after
@@ -14,24 +18,29 @@
 --
 -- One change: returns one row, its new version (null when it was not written), whether the record
 -- exists, and, when it was not written, its external id, data and version.
+-- `record_data` is the record's data whole, or null when `record_patch` and `removed_keys` say what
+-- changed.
 CREATE FUNCTION workforce_kit_change_record(
   kind text, restaurant uuid, record_guid uuid, expected_version integer, record_external_id text,
-  record_deleted boolean, record_data jsonb, record_events jsonb, channel text)
+  record_deleted boolean, record_data jsonb, record_patch jsonb, removed_keys text[],
+  record_events jsonb, channel text)
 RETURNS TABLE (written_version integer, record_exists boolean, stored_external_id text,
   stored_data jsonb, stored_version integer)
 LANGUAGE plpgsql VOLATILE
 AS $change$
 DECLARE
   new_version integer;
+  new_data jsonb;
   queued integer;
 BEGIN
   -- Static statements per table, so that each keeps its plan.
   IF kind = 'employees' THEN
     UPDATE employees AS r
-    SET version = r.version + 1, deleted = record_deleted, data = record_data
+    SET version = r.version + 1, deleted = record_deleted,
+      data = coalesce(record_data, (r.data - removed_keys) || record_patch)
     WHERE r.restaurant_guid = restaurant AND r.guid = record_guid
       AND r.version = expected_version AND r.external_id IS NOT DISTINCT FROM record_external_id
-    RETURNING r.version INTO new_version;
+    RETURNING r.version, r.data INTO new_version, new_data;
     IF new_version IS NULL THEN
       RETURN QUERY SELECT NULL::integer, true, r.external_id, r.data, r.version
         FROM employees AS r WHERE r.restaurant_guid = restaurant AND r.guid = record_guid;
@@ -42,10 +51,11 @@ BEGIN
     END IF;
   ELSIF kind = 'shifts' THEN
     UPDATE shifts AS r
-    SET version = r.version + 1, deleted = record_deleted, data = record_data
+    SET version = r.version + 1, deleted = record_deleted,
+      data = coalesce(record_data, (r.data - removed_keys) || record_patch)
     WHERE r.restaurant_guid = restaurant AND r.guid = record_guid
       AND r.version = expected_version AND r.external_id IS NOT DISTINCT FROM record_external_id
-    RETURNING r.version INTO new_version;
+    RETURNING r.version, r.data INTO new_version, new_data;
     IF new_version IS NULL THEN
       RETURN QUERY SELECT NULL::integer, true, r.external_id, r.data, r.version
         FROM shifts AS r WHERE r.restaurant_guid = restaurant AND r.guid = record_guid;
@@ -62,7 +72,7 @@ BEGIN
     INSERT INTO outbox (event_id, type, restaurant_guid, subject_guid, occurred_at, request_id, payload, record)
     SELECT (e ->> 'eventId')::uuid, e ->> 'type', (e ->> 'restaurantGuid')::uuid, record_guid,
            (e ->> 'occurredAt')::timestamptz, e ->> 'requestId', e,
-           record_data - 'passcode' - 'swipeCard'
+           new_data - 'passcode' - 'swipeCard'
     FROM jsonb_array_elements(record_events) AS e
     RETURNING position, subject_guid
   )
@@ -79,8 +89,9 @@ END
 $change$;
 
 -- A batch: `changes` as 008 takes it, a JSON array of `{ kind, restaurant, guid, expected,
--- external_id, deleted, data, events }`, at most one per record, sorted by record (so that writers
--- of several processes lock rows in one order). Returns one row per change: its place in `changes`
+-- external_id, deleted, data, events }` (`data` null, and `patch` and `removed` given, for a change
+-- of what changed only), at most one per record, sorted by record (so that writers of several
+-- processes lock rows in one order). Returns one row per change: its place in `changes`
 -- (`arrival`, from 1), then as the function above.
 CREATE FUNCTION workforce_kit_change_records(changes jsonb, channel text)
 RETURNS TABLE (arrival integer, written_version integer, record_exists boolean,
@@ -99,11 +110,13 @@ BEGIN
     SELECT x.arrival::integer AS arrival, c.*
     FROM jsonb_array_elements(changes) WITH ORDINALITY AS x(change, arrival)
     CROSS JOIN LATERAL jsonb_to_record(x.change) AS c(kind text, restaurant uuid, guid uuid,
-      expected integer, external_id text, deleted boolean, data jsonb, events jsonb)
+      expected integer, external_id text, deleted boolean, data jsonb, patch jsonb,
+      removed text[], events jsonb)
   ),
   updated_employees AS (
     UPDATE employees AS r
-    SET version = r.version + 1, deleted = i.deleted, data = i.data
+    SET version = r.version + 1, deleted = i.deleted,
+      data = coalesce(i.data, (r.data - i.removed) || i.patch)
     FROM input AS i
     WHERE i.kind = 'employees' AND r.restaurant_guid = i.restaurant AND r.guid = i.guid
       AND r.version = i.expected AND r.external_id IS NOT DISTINCT FROM i.external_id
@@ -111,7 +124,8 @@ BEGIN
   ),
   updated_shifts AS (
     UPDATE shifts AS r
-    SET version = r.version + 1, deleted = i.deleted, data = i.data
+    SET version = r.version + 1, deleted = i.deleted,
+      data = coalesce(i.data, (r.data - i.removed) || i.patch)
     FROM input AS i
     WHERE i.kind = 'shifts' AND r.restaurant_guid = i.restaurant AND r.guid = i.guid
       AND r.version = i.expected AND r.external_id IS NOT DISTINCT FROM i.external_id

@@ -19,7 +19,7 @@ const WRITE_RECORDS =
  * less time than the batch statement, so that a change at low load waits no longer.
  */
 const WRITE_RECORD =
-  'SELECT 1 AS arrival, written_version, record_exists, stored_external_id, stored_data, stored_version FROM workforce_kit_change_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)';
+  'SELECT 1 AS arrival, written_version, record_exists, stored_external_id, stored_data, stored_version FROM workforce_kit_change_record($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10::jsonb, $11)';
 
 /**
  * One change's row: `arrival` is its place in the batch, from 1; a change written has its new
@@ -43,7 +43,11 @@ export type ChangeOutcome<T> =
   | { readonly written: true; readonly record: T }
   | { readonly written: false; readonly current: T | null; readonly identityChanged: boolean };
 
-/** A change queued for its batch, serialised: the store keeps none of the caller's objects. */
+/**
+ * A change queued for its batch, serialised: the store keeps none of the caller's objects. It
+ * carries the record's data whole, or only what changed of the record the store holds at the
+ * version the change read (`base`).
+ */
 interface QueuedWrite {
   readonly table: Table;
   /** The record: changes of one record go to separate batches. */
@@ -53,17 +57,27 @@ interface QueuedWrite {
   readonly expectedVersion: number;
   readonly externalId: string | null;
   readonly deleted: boolean;
-  /** The record but its version (which has its own column), as JSON. */
-  readonly data: string;
+  /** The record but its version (which has its own column), as JSON; or null, with `patch`. */
+  readonly data: string | null;
+  /** The fields set, as a JSON object, and those dropped, when `data` is null. */
+  readonly patch: string | null;
+  readonly removed: readonly string[];
   /** Its events, as JSON. */
   readonly events: string;
 }
+
 function queuedWrite<T extends RecordOfKind>(
   table: Table,
   change: ConditionalWrite<T>,
+  base: T | undefined,
 ): QueuedWrite {
   const { record, expectedVersion } = change;
-  const { version: _version, ...data } = record;
+  const altered = base === undefined ? undefined : alterations(base, record);
+  let data: string | null = null;
+  if (altered === undefined) {
+    const { version: _version, ...fields } = record;
+    data = JSON.stringify(fields);
+  }
   return {
     table,
     key: `${table} ${record.restaurantGuid} ${record.guid}`,
@@ -72,15 +86,53 @@ function queuedWrite<T extends RecordOfKind>(
     expectedVersion,
     externalId: record.externalId ?? null,
     deleted: record.deleted,
-    data: JSON.stringify(data),
+    data,
+    patch: altered?.patch ?? null,
+    removed: altered?.removed ?? NOTHING_REMOVED,
     events: JSON.stringify(change.events),
   };
+}
+
+const NOTHING_REMOVED: readonly string[] = Object.freeze([]);
+
+/**
+ * What a change alters of the record the store holds at the version it read, field by field at the
+ * top level: the fields it sets, as a JSON object, and those it drops. A field the change keeps is
+ * the held record's own value (the state machines carry it over), so a field whose value is not
+ * the same is one it set. Undefined, and the record goes whole, when a field set is not a text, a
+ * number, a boolean or null (a list or an object would be the caller's, which the store does not
+ * keep), or is undefined.
+ */
+function alterations(
+  base: RecordOfKind,
+  next: RecordOfKind,
+): { readonly patch: string; readonly removed: readonly string[] } | undefined {
+  const before = base as unknown as Readonly<Record<string, unknown>>;
+  const after = next as unknown as Readonly<Record<string, unknown>>;
+  let patch = '';
+  for (const key of Object.keys(after)) {
+    const value = after[key];
+    if (key === 'version' || value === before[key]) continue;
+    const type = typeof value;
+    if (value !== null && type !== 'string' && type !== 'number' && type !== 'boolean') {
+      return undefined;
+    }
+    patch += `${patch === '' ? '{' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
+  const removed = Object.keys(before).filter(
+    (key) => key !== 'version' && !Object.hasOwn(after, key),
+  );
+  return { patch: patch === '' ? '{}' : `${patch}}`, removed };
 }
 
 /** A change as an element of `workforce_kit_change_records`' JSON array (its parts serialised once). */
 function changeJson(queued: QueuedWrite): string {
   const text = JSON.stringify;
-  return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},"data":${queued.data},"events":${queued.events}}`;
+  const record =
+    queued.data === null
+      ? `"data":null,"patch":${queued.patch},"removed":${text(queued.removed)}`
+      : `"data":${queued.data}`;
+  return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},${record},"events":${queued.events}}`;
 }
 
 /** The order of records in a batch statement: by table, restaurant and GUID. */
@@ -115,15 +167,17 @@ export class RecordWrites {
   }
 
   /**
-   * Writes a record of `table` at the version its change read: what became of it, once its batch
-   * has committed; rejects when the statement failed.
+   * Writes a record of `table` at the version its change read, whole, or only what changed of
+   * `base`, the record the store holds at that version: what became of it, once its batch has
+   * committed; rejects when the statement failed.
    */
   async write<T extends RecordOfKind>(
     table: Table,
     change: ConditionalWrite<T>,
+    base?: T,
   ): Promise<ChangeOutcome<T>> {
-    const queued = queuedWrite(table, change);
-    return outcomeOfRow<T>(queued, await this.#group.submit(queued));
+    const queued = queuedWrite(table, change, base);
+    return outcomeOfRow(queued, change.record, await this.#group.submit(queued));
   }
 
   /** One statement for a batch of changes (of distinct records); each change's row, in order. */
@@ -139,6 +193,8 @@ export class RecordWrites {
         first.externalId,
         first.deleted,
         first.data,
+        first.patch,
+        first.removed,
         first.events,
         OUTBOX_CHANNEL,
       ]);
@@ -157,14 +213,21 @@ export class RecordWrites {
 }
 
 /**
- * A change's outcome from its row. The record written is made from the JSON the store sent, a
- * copy of the caller's that shares nothing with it.
+ * A change's outcome from its row. The record written is the store's own: parsed from the JSON it
+ * sent, or, for a change of what changed only, the caller's fields, which are the held record's but
+ * for the texts, numbers and booleans the change set, on an object of its own.
  */
-function outcomeOfRow<T>(queued: QueuedWrite, row: WriteRow): ChangeOutcome<T> {
+function outcomeOfRow<T extends RecordOfKind>(
+  queued: QueuedWrite,
+  record: T,
+  row: WriteRow,
+): ChangeOutcome<T> {
   if (row.written_version !== null) {
-    const record = JSON.parse(queued.data) as Record<string, unknown>;
-    record.version = row.written_version;
-    return { written: true, record: record as T };
+    if (queued.data === null)
+      return { written: true, record: { ...record, version: row.written_version } };
+    const written = JSON.parse(queued.data) as Record<string, unknown>;
+    written.version = row.written_version;
+    return { written: true, record: written as T };
   }
   const current =
     row.stored_data === null || row.stored_version === null

@@ -163,7 +163,10 @@ export class RecordTable<T extends RecordOfKind> {
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
     const { record } = change;
     type Outcome = Result<T, VersionConflict | IdentityChangeRefused | StorageError>;
-    const outcome = this.#writes.write(this.#table, change).then(
+    // The record as held at the version the change read: only what changed of it is sent.
+    const held = this.#kept.get(record.restaurantGuid, { kind: 'guid', guid: record.guid });
+    const base = held?.version === change.expectedVersion ? held : undefined;
+    const outcome = this.#writes.write(this.#table, change, base).then(
       (outcome): Outcome => {
         if (outcome.written) {
           this.#kept.set(outcome.record);

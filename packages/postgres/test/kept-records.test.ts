@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   archiveEmployee,
+  archive as archiveOf,
   type ChangeRead,
   type Employee,
   isThenable,
@@ -13,6 +14,7 @@ import {
   type WorkforceStore,
 } from '@workforce-kit/core';
 import {
+  aJobReference,
   anArchivedEmployee,
   anEmployee,
   aRestaurant,
@@ -32,9 +34,12 @@ const ids = { newId: () => randomUUID() };
 async function processOn(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const statements: string[] = [];
+  /** The values of each write of one change: its data, patch and fields removed among them. */
+  const singleWrites: unknown[][] = [];
   const counted: SqlClient = {
     query: (text, params) => {
       statements.push(text);
+      if (text.includes('workforce_kit_change_record(')) singleWrites.push(params ?? []);
       return pool.query(text, params);
     },
   };
@@ -47,7 +52,7 @@ async function processOn(url: string) {
     statements.filter((text) => text.startsWith('SELECT data, version FROM employees')).length;
   const writes = () =>
     statements.filter((text) => text.includes('workforce_kit_change_record')).length;
-  return { store, statements, reads, writes };
+  return { store, statements, singleWrites, reads, writes };
 }
 
 type Process = Awaited<ReturnType<typeof processOn>>;
@@ -116,6 +121,63 @@ for (const server of POSTGRES_SERVERS) {
       expect((await archive(first.store, employee))._unsafeUnwrap().record.version).toBe(4);
 
       expect([first.reads() - reads, first.writes() - writes]).toEqual([0, 2]);
+    });
+
+    it('let a change send only what it changed of a record kept at its version', async () => {
+      const employee = anEmployee(restaurant.guid, { jobReferences: [] });
+      const [first, second] = await twoProcesses(server.url, [employee]);
+      const byGuid = { kind: 'guid', guid: employee.guid } as const;
+      const sent = () => {
+        const [data, patch, removed] = first.singleWrites.at(-1)?.slice(6, 9) ?? [];
+        return {
+          whole: data !== null,
+          patch: patch === null ? null : JSON.parse(String(patch)),
+          removed,
+        };
+      };
+      const stored = async () =>
+        (await second.store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap();
+
+      // Written without a read, so not kept: whole.
+      const archived = (
+        await first.store.employees.write({
+          record: archiveOf(employee, new Date()).record,
+          expectedVersion: 1,
+          events: [],
+        })
+      )._unsafeUnwrap();
+      expect(sent()).toMatchObject({ whole: true });
+      expect(await stored()).toEqual(archived);
+      // Kept at its version: the fields set, and those dropped.
+      const unarchived = (await unarchive(first.store, employee))._unsafeUnwrap().record;
+      expect(sent()).toEqual({
+        whole: false,
+        patch: { deleted: false, modifiedDate: unarchived.modifiedDate },
+        removed: ['deletedDate'],
+      });
+      expect(await stored()).toEqual(unarchived);
+      const again = (await archive(first.store, employee))._unsafeUnwrap().record;
+      expect(sent()).toEqual({
+        whole: false,
+        patch: { deleted: true, deletedDate: again.deletedDate, modifiedDate: again.modifiedDate },
+        removed: [],
+      });
+      expect(await stored()).toEqual(again);
+      // A list set: whole, since the list is the caller's.
+      const jobs = [aJobReference()];
+      const next: Employee = { ...again, jobReferences: jobs };
+      const written = (
+        await first.store.employees.write({ record: next, expectedVersion: 4, events: [] })
+      )._unsafeUnwrap();
+      expect(sent()).toMatchObject({ whole: true });
+      expect(await stored()).toEqual({ ...next, version: 5 });
+      expect(written).toEqual({ ...next, version: 5 });
+      // And the store keeps its own copy, not the caller's list.
+      jobs.push(aJobReference());
+      const changeRead: ChangeRead = { ...byGuid, fromCache: false };
+      const kept = (await first.store.employees.find(restaurant.guid, changeRead))._unsafeUnwrap();
+      expect(changeRead.fromCache).toBe(true);
+      expect(kept?.jobReferences).toHaveLength(1);
     });
 
     it('never answer a no-op or a refusal from what another process changed since', async () => {
