@@ -92,7 +92,8 @@ export class AdminController {
       imports: [ConfigModule, DatabaseModule],
       inject: [STORE, SETTINGS],
       useFactory: (store: WorkforceStore, settings: Settings) => ({
-        store, // closed by the module when the app shuts down
+        store,
+        closeStore: true, // the pool's only user: the module closes it as the app shuts down
         auth: createJwtVerifier(settings.jwt),
         ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),
         path: 'workforce', // under the global prefix: /api/workforce/labor/v1/…
@@ -108,6 +109,12 @@ export class AppModule {}
 export async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule);
   app.setGlobalPrefix('api');
+  // The back office's browser app, on its own origin, calls the API: its preflights are answered.
+  app.enableCors({
+    origin: 'https://backoffice.example.com',
+    methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+    exposedHeaders: ['X-Request-Id'],
+  });
   app.enableShutdownHooks();
   await app.listen(3000);
 }

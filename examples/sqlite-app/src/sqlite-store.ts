@@ -2,13 +2,16 @@ import {
   type ConditionalWrite,
   type Employee,
   type ExternalId,
+  err,
   type Guid,
   type IdentityChangeRefused,
   identityChangeRefused,
+  ok,
   type RecordedEvent,
   type RecordIdentifier,
   type Reference,
   type Restaurant,
+  type Result,
   type SeedRecords,
   type Shift,
   type StorageUnavailable,
@@ -18,7 +21,6 @@ import {
   type WorkforceStore,
 } from '@workforce-kit/core';
 import type Database from 'better-sqlite3';
-import { err, ok, type Result } from 'neverthrow';
 
 /**
  * The mistakes a store over tables of one's own is easy to make, each a switch of this example
@@ -35,6 +37,8 @@ export const STORE_BUGS = [
   'archive-without-deleted-date',
   /** `jobReferences: []` given back as absent: no rows in `staff_jobs` read as no list. */
   'empty-job-list-as-absent',
+  /** A lookup that finds no row answers `ok(undefined)` (what `.get()` gives), not `ok(null)`. */
+  'missing-as-undefined',
 ] as const;
 /** One of {@link STORE_BUGS}. */
 export type StoreBug = (typeof STORE_BUGS)[number];
@@ -158,6 +162,9 @@ export function createSqliteStore(
   }
 
   const pingQuery = db.prepare('SELECT 1');
+  // What a lookup that finds no row answers: null, as the ports say; with the bug, `.get()`'s
+  // undefined passed on as it is (the cast is the bug).
+  const none = bugs.has('missing-as-undefined') ? (undefined as unknown as null) : null;
 
   // Employees ---------------------------------------------------------------------------------
 
@@ -274,7 +281,7 @@ export function createSqliteStore(
   function findEmployee(venue: string, id: RecordIdentifier): Employee | null {
     const row =
       id.kind === 'guid' ? staffById.get(venue, id.guid) : staffByRef.get(id.externalId, venue);
-    return row === undefined ? null : toEmployee(row as StaffRow);
+    return row === undefined ? none : toEmployee(row as StaffRow);
   }
 
   // Shifts ------------------------------------------------------------------------------------
@@ -353,7 +360,7 @@ export function createSqliteStore(
   function findShift(venue: string, id: RecordIdentifier): Shift | null {
     const row =
       id.kind === 'guid' ? shiftById.get(venue, id.guid) : shiftByRef.get(venue, id.externalId);
-    return row === undefined ? null : toShift(row as ShiftRow);
+    return row === undefined ? none : toShift(row as ShiftRow);
   }
 
   // Events, venues, seeding -------------------------------------------------------------------
@@ -463,7 +470,7 @@ export function createSqliteStore(
       findByGuid: (guid) =>
         attempt('restaurants.findByGuid', () => {
           const row = venueById.get(guid) as { profile: string } | undefined;
-          return ok(row === undefined ? null : (JSON.parse(row.profile) as Restaurant));
+          return ok(row === undefined ? none : (JSON.parse(row.profile) as Restaurant));
         }),
     },
     events: {

@@ -92,6 +92,11 @@ const CAUGHT: Record<StoreBug, { readonly test: RegExp; readonly message: RegExp
     message:
       /employees\.find\(restaurant \S+, GUID \S+\) returned `jobReferences` absent; the seeded record has `\[\]`/,
   },
+  'missing-as-undefined': {
+    test: /^reads > find an employee by external id in its own restaurant only$/,
+    message:
+      /employees\.find\(restaurant \S+, external id "PAYROLL:10042"\) answered ok\(undefined\); expected a record or ok\(null\)/,
+  },
 };
 
 it('passes every test on the store without bugs, in the same run', () => {
@@ -117,6 +122,19 @@ describe.each(STORE_BUGS)('the store with the bug %s', (bug) => {
     const messages = failed(bug).flatMap((failure) => failure.failureMessages);
     expect(messages.filter((text) => /_unsafeUnwrap/.test(text))).toEqual([]);
   });
+});
+
+it('names every finder that answers ok(undefined), never a TypeError', () => {
+  const messages = failed('missing-as-undefined').flatMap((failure) => failure.failureMessages);
+  for (const finder of ['employees.find', 'shifts.find', 'restaurants.findByGuid']) {
+    expect(
+      messages.some(
+        (text) => text.includes(`${finder}(`) && text.includes('answered ok(undefined)'),
+      ),
+      `a failure naming ${finder}`,
+    ).toBe(true);
+  }
+  expect(messages.filter((text) => /TypeError|Cannot read properties/.test(text))).toEqual([]);
 });
 
 it('catches employee writes without the version check in the races once calls are deferred, though not on the store as given: it answers at once', () => {

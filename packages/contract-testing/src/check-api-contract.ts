@@ -3,18 +3,21 @@
 import { authProperties } from './auth-properties.js';
 import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
-import { type Engine, reseed } from './engine.js';
+import type { Engine } from './engine.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
 import {
+  DEFAULT_RUNS,
   DEFAULT_SHRINK_TIME_LIMIT_MS,
   type PropertyDefinition,
   type PropertyResult,
   runProperty,
 } from './property-runner.js';
 import { writeReports } from './report-files.js';
+import { SeedCheck } from './seed-check.js';
 import { loadSeed, type SeedInput } from './seed-source.js';
+import { startFromSeed } from './seed-start.js';
 import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
 import { stateTableOperations } from './state-table-operations.js';
@@ -58,8 +61,9 @@ export interface ContractOptions {
   readonly maxRateLimitWaitMs?: number;
   /**
    * Fail the run unless it covered the contract: every declared status the kit can provoke seen,
-   * every rule checked ({@link Report.minCoverage}). The groups `only` leaves out may leave rules
-   * unchecked. @default false
+   * every rule checked, and no kind of change run too few times by the stateful or the concurrent
+   * group for want of records in the seed ({@link Coverage.thinEvidence}; docs/contract-testing.md,
+   * "Thin evidence"). The groups `only` leaves out may leave rules unchecked. @default false
    */
   readonly minCoverage?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
@@ -86,6 +90,11 @@ export interface Report {
   readonly requests: number;
   /** 429 answers the kit waited out. */
   readonly rateLimited: number;
+  /**
+   * How long the kit waited 429s out, in ms: the time during which some request was waiting (the
+   * concurrent group's branches wait side by side, counted once).
+   */
+  readonly rateLimitWaitMs: number;
   /** Answers by HTTP status. */
   readonly statuses: Readonly<Record<string, number>>;
   readonly durationMs: number;
@@ -120,17 +129,19 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
       : { maxRateLimitWaitMs: options.maxRateLimitWaitMs }),
   });
   const knowledge = seedKnowledge(world);
+  const operations = stateTableOperations(spec);
   const engine: Engine = {
     spec,
     world,
     client,
     tokens: createTokenSource(options.auth, spec.scopes),
-    operations: stateTableOperations(spec),
+    operations,
     fresh: target.fresh,
     knowledge,
     runStart: cloneKnowledge(knowledge),
+    seedCheck: new SeedCheck(),
     secrets: new Map(),
-    coverage: new CoverageTally(),
+    coverage: new CoverageTally(world, operations),
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [
@@ -164,7 +175,7 @@ export interface RunContractSettings {
 /** The settings of a run of `options`: theirs, or the defaults (a random RNG seed, 100 runs, 10 s). */
 export const runSettingsOf = (options: ContractOptions): RunContractSettings => ({
   rngSeed: options.rngSeed ?? (Math.random() * 2 ** 31) | 0,
-  runs: options.runs ?? 100,
+  runs: options.runs ?? DEFAULT_RUNS,
   shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? DEFAULT_SHRINK_TIME_LIMIT_MS,
 });
 
@@ -185,8 +196,9 @@ export async function runProperties(
   } = {},
 ): Promise<PropertyResult[]> {
   const results: PropertyResult[] = [];
-  // A run starts from the seed: an in-process target another run used is reset first.
-  await reseed(prepared.engine);
+  // A run starts from the seed: an in-process target another run used is reset first. A record
+  // found not as the seed says ends the run: runProperty throws TargetNotSeeded.
+  await startFromSeed(prepared.engine);
   for (const [index, definition] of prepared.properties.entries()) {
     const result = await runProperty(prepared.engine, definition, {
       runs: settings.runs,
@@ -245,6 +257,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     results,
     requests: client.requests,
     rateLimited: client.rateLimited,
+    rateLimitWaitMs: Math.round(client.rateLimitWaitMs),
     statuses: Object.fromEntries([...client.statuses].sort(([a], [b]) => a - b)),
     durationMs: Date.now() - started,
     rngSeed,

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
 // property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
-// on a coverage gap, or when the target cannot be tested; 2 on bad usage. The arguments are
-// checked before the engine (the spec, its validators, fast-check) is loaded.
+// on a coverage gap, or when the target cannot be tested; 2 on bad usage; 3 when the target's
+// records are not as the seed says (not freshly seeded: the run stops, no property fails). The
+// arguments are checked before the engine (the spec, its validators, fast-check) is loaded.
 import { parseArgs } from 'node:util';
 import type { Report } from './check-api-contract.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -32,9 +33,17 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .html (a page to look at, each race's history
                             drawn as a timeline), .json or .xml (JUnit); may be repeated
-  --min-coverage            fail unless the run saw every declared status it can provoke and
-                            checked every rule (groups left out by --only may leave rules unchecked)
+  --min-coverage            fail unless the run saw every declared status it can provoke, checked
+                            every rule (groups left out by --only may leave rules unchecked), and
+                            had no thin evidence: the stateful and concurrent groups each ran every
+                            kind of change at least 5 times
   --help                    this text
+
+Exit status: 0 every property held; 1 a property failed (a broken rule, the target unreachable or
+rate-limited for too long) or, with --min-coverage, a coverage gap; 2 bad usage or an unreadable
+seed; 3 the run stopped because a record of the target is not as the seed says (archived, deleted
+or dated otherwise before the kit changed it): the target was not freshly seeded. Start it afresh
+from the seed file, and run the kit once against it.
 `;
 
 function usage(message: string): never {
@@ -124,6 +133,7 @@ const rate = integer('--rate', text('rate'), 1);
 const shrinkSeconds = integer('--shrink-time-limit', text('shrink-time-limit'), 0);
 
 const { checkApiContract } = await import('./check-api-contract.js');
+const { TargetNotSeeded } = await import('./seed-check.js');
 let report: Report;
 try {
   report = await checkApiContract({
@@ -140,6 +150,12 @@ try {
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
   });
 } catch (error) {
+  if (error instanceof TargetNotSeeded) {
+    process.stderr.write(
+      `workforce-kit-contract: stopped, no contract violation: ${error.message}\nThe kit follows the changes it makes from the seed's state: start the target afresh from ${seed}, and run the kit once against it.\n`,
+    );
+    process.exit(3);
+  }
   // A seed that cannot be read or parsed: the command was given something unusable.
   process.stderr.write(`workforce-kit-contract: ${(error as Error).message}\n`);
   process.exit(2);

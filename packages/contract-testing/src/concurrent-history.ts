@@ -4,10 +4,18 @@
 // accepts, and a failure is told as data (race-report.ts words it): the race it shows when it is
 // one of those a sentence says best, the deepest point the search reached, the calls that cannot
 // be ordered.
-import { type Blocked, checkLinearizable, DEFAULT_MAX_STEPS } from './linearizability.js';
 import {
+  type Blocked,
+  checkLinearizable,
+  DEFAULT_MAX_STEPS,
+  type SequentialModel,
+  type TimedCall,
+} from './linearizability.js';
+import {
+  ANY_RECORD_STATES,
   type ChangeAnswer,
   type ChangeKind,
+  type RecordCall,
   type RecordModelState,
   recordModel,
 } from './record-model.js';
@@ -61,8 +69,13 @@ export interface NamedRace {
 export type HistoryVerdict =
   | {
       readonly kind: 'linearizable';
-      /** Every state each record may be in after the case. */
+      /**
+       * Every state each record may be in after the case; those the model knows nothing of
+       * (`ANY_RECORD_STATES`) when the bound ended the search before it found them all.
+       */
       readonly finalStates: ReadonlyMap<string, readonly RecordModelState[]>;
+      /** The calls with an answer that changed their record in the order found, as indices. */
+      readonly changed: readonly number[];
       readonly steps: number;
     }
   | NotLinearizable
@@ -169,6 +182,32 @@ function pairsWith(blocked: readonly number[], indices: readonly number[]): [num
   return pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
 }
 
+/**
+ * The calls of `order` with an answer that changed the record (archived it or not), replayed
+ * from the first of `initialStates` the model accepts it from.
+ */
+function changesIn(
+  model: SequentialModel<RecordModelState, RecordCall>,
+  initialStates: readonly RecordModelState[],
+  history: readonly TimedCall<RecordCall>[],
+  order: readonly number[],
+): number[] {
+  for (const initial of initialStates) {
+    const changed: number[] = [];
+    let state = initial;
+    const fits = order.every((index) => {
+      const { call, completedAt } = history[index] as TimedCall<RecordCall>;
+      const step = model.step(state, call, completedAt !== undefined);
+      if (!step.ok) return false;
+      if (completedAt !== undefined && step.next.deleted !== state.deleted) changed.push(index);
+      state = step.next;
+      return true;
+    });
+    if (fits) return changed;
+  }
+  return [];
+}
+
 /** The calls of each record, by GUID: indices in the history, in its order. */
 function callsByRecord(calls: readonly HistoryCall[]): Map<string, number[]> {
   const byRecord = new Map<string, number[]>();
@@ -197,6 +236,7 @@ export function checkHistory(
   { maxSteps = DEFAULT_MAX_STEPS, finalStates = false } = {},
 ): HistoryVerdict {
   const finals = new Map<string, readonly RecordModelState[]>();
+  const changed: number[] = [];
   let steps = 0;
   for (const indices of callsByRecord(calls).values()) {
     const record = (calls[indices[0] as number] as HistoryCall).record;
@@ -212,14 +252,19 @@ export function checkHistory(
         completedAt: call.determinate ? call.completedAt : undefined,
       };
     });
-    const verdict = checkLinearizable(recordModel(record.kind), start(record), history, {
+    const model = recordModel(record.kind);
+    const initialStates = start(record);
+    const verdict = checkLinearizable(model, initialStates, history, {
       maxSteps: maxSteps - steps,
       finalStates,
     });
     steps += verdict.steps;
     if (verdict.kind === 'undecided') return { kind: 'undecided', record, steps };
     if (verdict.kind === 'linearizable') {
-      finals.set(record.guid, verdict.finalStates);
+      const complete = verdict.finalStatesComplete || !finalStates;
+      finals.set(record.guid, complete ? verdict.finalStates : ANY_RECORD_STATES);
+      const local = changesIn(model, initialStates, history, verdict.order);
+      changed.push(...local.map((i) => indices[i] as number));
       continue;
     }
     const global = (local: number) => indices[local] as number;
@@ -241,5 +286,10 @@ export function checkHistory(
       steps,
     };
   }
-  return { kind: 'linearizable', finalStates: finals, steps };
+  return {
+    kind: 'linearizable',
+    finalStates: finals,
+    changed: changed.sort((a, b) => a - b),
+    steps,
+  };
 }

@@ -10,6 +10,7 @@
 // the last one may have left each record in.
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
+import type { ChangeRole } from './change-evidence.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
   checkHistory,
@@ -17,7 +18,7 @@ import {
   type RacePhase,
   type RaceRecord,
 } from './concurrent-history.js';
-import { type Engine, reseed, sendOn } from './engine.js';
+import { type Engine, sendOn } from './engine.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -29,13 +30,14 @@ import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
 import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
 import {
-  type ChangeAnswer,
   type ChangeKind,
+  changeAnswerOf,
   type DateSlot,
   type RecordModelState,
   UNKNOWN_DATE,
 } from './record-model.js';
 import { type Call, callLine, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from './world.js';
 
@@ -172,8 +174,10 @@ function describeCase(engine: Engine, plan: Plan): string {
   ].join('; ');
 }
 
+const roleOf = (kind: ChangeKind): ChangeRole => (kind === 'delete' ? 'deleteShift' : kind);
+
 const callOfPlanned = (engine: Engine, p: Planned): Call => ({
-  role: p.kind === 'delete' ? 'deleteShift' : p.kind,
+  role: roleOf(p.kind),
   context: p.record.restaurant,
   grant: fullGrant(engine),
   id: p.byExternalId ? (p.record.externalId as string) : p.record.guid,
@@ -211,8 +215,6 @@ async function timed(
   }
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
 /**
  * A sent call as the checker reads it, its answer first held to what holds in any order: the
  * status and body the spec documents; a 200's record, with the seed's fields. A 503 (storage
@@ -241,15 +243,7 @@ function historyCallOf(engine: Engine, sent: Sent, record: RaceRecord): HistoryC
   }
   const op = engine.operations[sent.call.role];
   const body = bodyOf(answer);
-  const said: ChangeAnswer = {
-    status: answer.status,
-    ...(text(body.code) === undefined ? {} : { code: text(body.code) as string }),
-    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
-    ...Object.fromEntries(
-      DATE_FIELDS.flatMap((name) => (text(body[name]) === undefined ? [] : [[name, body[name]]])),
-    ),
-  };
-  const answered = { ...base, answer: said, noAnswer: undefined };
+  const answered = { ...base, answer: changeAnswerOf(answer.status, body), noAnswer: undefined };
   const earliest = changeTimeOf(answer.response).earliest;
   const documented = op.responses.get('503');
   if (answer.status === 503 && documented !== undefined) {
@@ -414,6 +408,33 @@ function historyOf(engine: Engine, sent: readonly Sent[]): HistoryCall[] {
   });
 }
 
+/** The end of a call's interval: when it was answered, or never for an indeterminate one. */
+const endOf = (call: HistoryCall) =>
+  call.determinate ? (call.completedAt as number) : Number.POSITIVE_INFINITY;
+
+/**
+ * Counts each branch call as reaching its record, and each of `changed` (the calls that changed
+ * their record in the order found) that is a branch call and overlapped another call of its
+ * record as a raced change.
+ */
+function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: readonly number[]) {
+  for (const call of calls) {
+    if (call.phase === 'branch') engine.coverage.reachedRecord(roleOf(call.kind), false);
+  }
+  for (const i of changed) {
+    const call = calls[i] as HistoryCall;
+    if (call.phase !== 'branch') continue;
+    const raced = calls.some(
+      (other, j) =>
+        j !== i &&
+        other.record.guid === call.record.guid &&
+        other.invokedAt < endOf(call) &&
+        call.invokedAt < endOf(other),
+    );
+    if (raced) engine.coverage.changedRecord(roleOf(call.kind));
+  }
+}
+
 /** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
 async function runCase(
   engine: Engine,
@@ -428,6 +449,7 @@ async function runCase(
     const verdict = checkHistory(calls, (record) => starts.of(record.guid), {
       finalStates: engine.fresh === undefined,
     });
+    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
     if (verdict.kind === 'undecided') return 'undecided';
     if (verdict.kind === 'not-linearizable') {
       const requests = sent.map((s) => s.request);
@@ -485,8 +507,8 @@ export function concurrentProperties(engine: Engine): PropertyDefinition[] {
           const attempts = trial.retrying ? ATTEMPTS_AFTER_FAILURE : 1;
           for (let attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
-              engine.client.startRun();
               await reseed(engine);
+              engine.client.startRun();
               engine.runStart = cloneKnowledge(engine.knowledge);
             }
             if ((await runCase(engine, starts, plan)) === 'undecided') trial.undecided++;

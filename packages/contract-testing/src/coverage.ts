@@ -1,8 +1,20 @@
 // What a run covered: the statuses each operation answered, beside those the spec declares; how
-// many times each rule of the contract was checked; and the declared statuses the run never saw,
-// with the reason when the kit cannot provoke them.
+// many times each rule of the contract was checked; the declared statuses the run never saw,
+// with the reason when the kit cannot provoke them; and how often each property's changes ran
+// against a record they change, with a warning where the seed left too few (change-evidence.ts).
+import {
+  CHANGE_ROLES,
+  type ChangeCount,
+  type ChangeRole,
+  type PropertyRan,
+  type ThinEvidence,
+  thinEvidence,
+} from './change-evidence.js';
+import type { PropertyGroup } from './property-groups.js';
 import { RULE_NAMES, type RuleName } from './rules.js';
-import type { Spec } from './spec-reader.js';
+import type { Spec, SpecOperation } from './spec-reader.js';
+import type { Role } from './state-table-operations.js';
+import type { World } from './world.js';
 
 /**
  * Declared statuses the kit cannot provoke from a healthy target, and why. Every other declared
@@ -35,12 +47,74 @@ export interface Coverage {
   readonly rules: Readonly<Record<RuleName, number>>;
   /** The declared statuses not seen, in the spec's order. */
   readonly unseen: readonly UnseenStatus[];
+  /**
+   * By property, in the order they ran, for each operation that changes a record and that it
+   * sent to one: how often its calls reached a record, and how often they changed it.
+   */
+  readonly changes: Readonly<Record<string, Readonly<Record<string, ChangeCount>>>>;
+  /** Each kind of change a group about changes ran too few times, for want of records in the seed. */
+  readonly thinEvidence: readonly ThinEvidence[];
 }
 
-/** The tally of one run: answers by operation and status, checks by rule. */
+/** The tally of one run: answers by operation and status, checks by rule, changes by property. */
 export class CoverageTally {
   private readonly statuses = new Map<string, Map<string, number>>();
   private readonly rules = new Map<RuleName, number>();
+  /** The properties that ran, in their order (the last one may be running). */
+  private readonly ran = new Map<string, PropertyRan>();
+  private readonly changes = new Map<
+    string,
+    Map<ChangeRole, { reached: number; changed: number }>
+  >();
+  private property: string | undefined;
+
+  /**
+   * @param world - the seed's records, which the changes are weighed against
+   * @param operations - the operations of the state tables
+   */
+  constructor(
+    private readonly world: World,
+    private readonly operations: Readonly<Record<Role, SpecOperation>>,
+  ) {}
+
+  /** Counts what follows for the property `name` of `group`, which makes `runs` runs. */
+  startProperty(name: string, group: PropertyGroup, runs: number): void {
+    this.ran.set(name, { group, runs, passed: false });
+    this.property = name;
+  }
+
+  /** The property running held: its changes are weighed ({@link Coverage.thinEvidence}). */
+  propertyPassed(): void {
+    const ran = this.property === undefined ? undefined : this.ran.get(this.property);
+    if (ran !== undefined) ran.passed = true;
+  }
+
+  /** Counts a call of `role` that reached a record, and whether it changed it (the model says). */
+  reachedRecord(role: ChangeRole, changed: boolean): void {
+    const count = this.changeCount(role);
+    count.reached++;
+    if (changed) count.changed++;
+  }
+
+  /** Counts a call of `role` that changed its record, already counted as reaching it. */
+  changedRecord(role: ChangeRole): void {
+    this.changeCount(role).changed++;
+  }
+
+  private changeCount(role: ChangeRole) {
+    const property = this.property ?? '';
+    let byRole = this.changes.get(property);
+    if (byRole === undefined) {
+      byRole = new Map();
+      this.changes.set(property, byRole);
+    }
+    let count = byRole.get(role);
+    if (count === undefined) {
+      count = { reached: 0, changed: 0 };
+      byRole.set(role, count);
+    }
+    return count;
+  }
 
   /** Counts an answer of `status` to a request of `operationId`. */
   answered(operationId: string, status: number): void {
@@ -72,13 +146,35 @@ export class CoverageTally {
       }
     }
     const rules = Object.fromEntries(RULE_NAMES.map((rule) => [rule, this.rules.get(rule) ?? 0]));
-    return { operations, rules: rules as Record<RuleName, number>, unseen };
+    const operationIdOf = (role: ChangeRole) => this.operations[role].id;
+    const changes = Object.fromEntries(
+      [...this.changes].map(([property, byRole]) => [
+        property,
+        Object.fromEntries(
+          CHANGE_ROLES.flatMap((role) => {
+            const count = byRole.get(role);
+            return count === undefined ? [] : [[operationIdOf(role), { ...count }]];
+          }),
+        ),
+      ]),
+    );
+    const none: ChangeCount = { reached: 0, changed: 0 };
+    const count = (property: string, role: ChangeRole) =>
+      this.changes.get(property)?.get(role) ?? none;
+    return {
+      operations,
+      rules: rules as Record<RuleName, number>,
+      unseen,
+      changes,
+      thinEvidence: thinEvidence(this.ran, count, this.world, operationIdOf),
+    };
   }
 }
 
 /**
  * What keeps `coverage` from being full: each declared status the kit could provoke and did not
- * see, and each rule never checked. Empty when the run covered the contract.
+ * see, each rule never checked, and each kind of change a group about changes ran too few times
+ * for want of records in the seed. Empty when the run covered the contract.
  */
 export function coverageGaps(coverage: Coverage): string[] {
   return [
@@ -88,5 +184,6 @@ export function coverageGaps(coverage: Coverage): string[] {
     ...Object.entries(coverage.rules)
       .filter(([, count]) => count === 0)
       .map(([rule]) => `rule ${rule} never checked`),
+    ...coverage.thinEvidence.map((thin) => thin.message),
   ];
 }

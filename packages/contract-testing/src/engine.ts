@@ -1,6 +1,7 @@
 // Everything the properties of one run work with (the spec, the world, the target's client,
 // tokens, the knowledge of the target's state, the coverage tally), and the one way they send a
-// request: each answer counted for the operations it answers.
+// request: each answer counted for the operations it answers, and held to the seed where it shows
+// a record the kit has not seen yet.
 import { Answer, type CheckContext } from './answer-checks.js';
 import type { CoverageTally } from './coverage.js';
 import {
@@ -9,10 +10,11 @@ import {
   TargetUnavailable,
   type WireRequest,
 } from './http-client.js';
+import { checkSighting, type SeedCheck } from './seed-check.js';
 import type { Spec, SpecOperation } from './spec-reader.js';
 import type { Role } from './state-table-operations.js';
 import type { TokenSource } from './token-source.js';
-import { type Knowledge, seedKnowledge, type World } from './world.js';
+import type { Knowledge, World } from './world.js';
 
 /** One run of the kit: made by `prepareContract`, shared by nothing else. */
 export interface Engine extends CheckContext {
@@ -27,6 +29,8 @@ export interface Engine extends CheckContext {
   knowledge: Knowledge;
   /** The knowledge at the start of the current run (for a replay's setup). */
   runStart: Knowledge;
+  /** Where the kit last took the seed's state for the target's, and whether that was wrong. */
+  readonly seedCheck: SeedCheck;
   /** Texts of other restaurants a context's answers must not show, by context restaurant. */
   readonly secrets: Map<string, readonly string[]>;
   readonly coverage: CoverageTally;
@@ -35,7 +39,9 @@ export interface Engine extends CheckContext {
 /**
  * Sends `req` and returns its answer, to be checked. The answer (and any 429 waited out) counts
  * for the statuses of `operations`: the request's operation, the operations of its path for a
- * method the path does not take, none for a path that names no operation.
+ * method the path does not take, none for a path that names no operation. An answer that shows a
+ * record changed before the kit's first request, unlike the seed, stops the run
+ * (`TargetNotSeeded`).
  */
 export function send(
   engine: Engine,
@@ -57,19 +63,10 @@ export async function sendOn(
       for (const op of operations) engine.coverage.answered(op.id, status);
     });
     engine.coverage.checked('target-available');
+    checkSighting(engine, res);
     return new Answer(engine, req, res);
   } catch (error) {
     if (error instanceof TargetUnavailable) engine.coverage.checked('target-available');
     throw error;
   }
-}
-
-/**
- * Puts a fresh, seeded app behind the base URL, and the knowledge back to the seed, when the
- * target can be reset (an in-process one); a live target is left as it is.
- */
-export async function reseed(engine: Engine): Promise<void> {
-  if (engine.fresh === undefined) return;
-  await engine.fresh();
-  engine.knowledge = seedKnowledge(engine.world);
 }

@@ -2,11 +2,12 @@
 // to the state the run started from, its records only, then the run's requests as curl commands,
 // each with the answer the target gave), and by the kit itself, which first brings the target back
 // to the state the run started from.
-import { type Engine, reseed, send } from './engine.js';
+import { type Engine, send } from './engine.js';
 import type { Exchange, HttpClient, WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import { laneName } from './race-report.js';
 import { type Call, callToWire } from './requests.js';
+import { reseed } from './seed-start.js';
 import { observe } from './state-oracle.js';
 import type { Role } from './state-table-operations.js';
 import { type Knowledge, seedKnowledge, type WorldRecord } from './world.js';

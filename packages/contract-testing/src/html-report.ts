@@ -160,11 +160,20 @@ function coverageSection(report: Report): string {
     (u) =>
       `<tr><td>${html(u.operationId)}</td><td>${html(u.status)}</td><td>${html(u.reason ?? 'reachable, and this run did not provoke it')}</td></tr>`,
   );
+  const changes = Object.entries(coverage.changes).flatMap(([property, byOperation]) =>
+    Object.entries(byOperation).map(
+      ([id, count]) =>
+        `<tr><td>${html(property)}</td><td>${html(id)}</td><td class="num">${count.changed}</td><td class="num">${count.reached}</td></tr>`,
+    ),
+  );
+  const thin = coverage.thinEvidence.map((t) => `<li>${html(t.message)}</li>`);
   return `<h2>Coverage</h2>
 <p class="muted">Answers by operation and status (–: declared, never seen).</p>
 <table class="coverage"><thead><tr><th>operation</th>${statuses.map((s) => `<th>${s}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <details><summary>rules checked (answers held to each)</summary><table><tbody>${rules.join('')}</tbody></table></details>
-${unseen.length === 0 ? '' : `<details><summary>declared, never seen</summary><table><tbody>${unseen.join('')}</tbody></table></details>`}`;
+${unseen.length === 0 ? '' : `<details><summary>declared, never seen</summary><table><tbody>${unseen.join('')}</tbody></table></details>`}
+${changes.length === 0 ? '' : `<details><summary>changes run against a record they change (in concurrent.races: raced)</summary><table><thead><tr><th>property</th><th>operation</th><th>changed</th><th>reached</th></tr></thead><tbody>${changes.join('')}</tbody></table></details>`}
+${thin.length === 0 ? '' : `<h3>Thin evidence</h3><ul class="thin">${thin.join('')}</ul>`}`;
 }
 
 /**

@@ -66,6 +66,8 @@ export class HttpClient {
   requests = 0;
   /** 429 answers waited out. */
   rateLimited = 0;
+  /** Time, in ms, during which at least one request was waiting out a 429 (branches' waits overlap). */
+  rateLimitWaitMs = 0;
   /** Answers by status. */
   readonly statuses = new Map<number, number>();
   /** The exchanges of the current run. */
@@ -75,6 +77,9 @@ export class HttpClient {
   private readonly connections = new Map<number, Connection>();
   private readonly options: HttpClientOptions;
   private nextSlot = 0;
+  /** Requests waiting out a 429 now, and since when some have been. */
+  private waiting = 0;
+  private waitingSince = 0;
 
   constructor(options: HttpClientOptions) {
     this.options = options;
@@ -152,7 +157,17 @@ export class HttpClient {
         );
       }
       waited += Math.max(wait, 50);
-      await sleep(Math.max(wait, 50));
+      await this.waitOut(Math.max(wait, 50));
+    }
+  }
+
+  /** Sleeps `ms` for a 429, counting the time some request waits in {@link rateLimitWaitMs}. */
+  private async waitOut(ms: number): Promise<void> {
+    if (this.waiting++ === 0) this.waitingSince = performance.now();
+    try {
+      await sleep(ms);
+    } finally {
+      if (--this.waiting === 0) this.rateLimitWaitMs += performance.now() - this.waitingSince;
     }
   }
 

@@ -3,7 +3,8 @@
  * requests generated from the spec (valid and invalid), sequences over a model of the seed's
  * state tables, bad tokens and missing grants, and isolation between restaurants. Failures shrink
  * to a minimal run, printed as curl commands that replay it; every report says what the run
- * covered (statuses by operation, checks by rule, declared statuses never seen and why). The same engine runs as the
+ * covered (statuses by operation, checks by rule, declared statuses never seen and why, the changes
+ * each property ran and where the seed left too few). The same engine runs as the
  * `workforce-kit-contract` command and, for vitest, as `describeApiContract` from
  * `@workforce-kit/contract-testing/vitest`.
  *
@@ -17,6 +18,8 @@
  *
  * @packageDocumentation
  */
+
+export type { ChangeCount, ThinEvidence } from './change-evidence.js';
 export {
   type ContractOptions,
   checkApiContract,
@@ -38,6 +41,7 @@ export {
   toJUnitXml,
 } from './report-format.js';
 export { RULES, type RuleName } from './rules.js';
+export { type NotSeededRecord, TargetNotSeeded } from './seed-check.js';
 export type { SeedInput } from './seed-source.js';
 export type { ContractTarget, RequestHandler } from './target.js';
 export type { AuthOptions, Grant } from './token-source.js';

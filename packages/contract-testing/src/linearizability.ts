@@ -6,7 +6,8 @@
 // answer does not say whether it took effect (indeterminate) completes at infinity: it may be put
 // anywhere after its invocation, any answer accepted, or nowhere (taking effect after every other
 // call and not at all look the same in the history). The work is bounded: past `maxSteps` model
-// steps the history is undecided, never passed.
+// steps a history no order was found for is undecided, never passed; one an order was found for is
+// linearizable, its final states those found by then.
 
 /** One call of a history, as the checker sees it. */
 export interface TimedCall<C> {
@@ -63,6 +64,11 @@ export type Linearizability<S> =
       readonly order: readonly number[];
       /** With `finalStates`: every state an order that fits ends in (deduplicated). */
       readonly finalStates: readonly S[];
+      /**
+       * Whether `finalStates` holds every such state: with `finalStates`, unless the bound on
+       * the steps ended the search after an order was found (they are then those found by then).
+       */
+      readonly finalStatesComplete: boolean;
       readonly steps: number;
     }
   | {
@@ -138,6 +144,8 @@ class OrderSearch<S, C> {
   readonly #seen = new Set<string>();
   readonly #finals = new Map<string, S>();
   #steps = 0;
+  /** Set when the bound on the steps ended the search. */
+  #bounded = false;
   /** The first node where every determinate call is done: an order that fits. */
   #first: Frame<S> | undefined;
   /** The deepest node from which no call could go on. */
@@ -165,7 +173,7 @@ class OrderSearch<S, C> {
 
   /**
    * Searches the orders from `initial`, depth first, each node once; false when the bound on
-   * the steps is reached (the history undecided).
+   * the steps is reached.
    */
   explore(initial: S): boolean {
     const stack: Frame<S>[] = [];
@@ -182,7 +190,11 @@ class OrderSearch<S, C> {
         continue;
       }
       frame.next++;
-      if (++this.#steps > this.#maxSteps) return false;
+      if (this.#steps === this.#maxSteps) {
+        this.#bounded = true;
+        return false;
+      }
+      this.#steps++;
       const call = (this.#history[index] as TimedCall<C>).call;
       const step = this.#model.step(frame.state, call, this.#determinate[index] as boolean);
       if (step.ok) this.#enter(stack, frame, index, step.next);
@@ -191,13 +203,22 @@ class OrderSearch<S, C> {
     return true;
   }
 
-  /** The verdict once every initial state is explored (or an order found). */
+  /**
+   * The verdict once every initial state is explored, an order found, or the bound reached: an
+   * order found is never undecided.
+   */
   verdict(initialStates: readonly S[]): Linearizability<S> {
     const steps = this.#steps;
     if (this.#first !== undefined) {
-      const finalStates = [...this.#finals.values()];
-      return { kind: 'linearizable', order: orderOf(this.#first), finalStates, steps };
+      return {
+        kind: 'linearizable',
+        order: orderOf(this.#first),
+        finalStates: [...this.#finals.values()],
+        finalStatesComplete: this.#allOrders && !this.#bounded,
+        steps,
+      };
     }
+    if (this.#bounded) return { kind: 'undecided', steps };
     const deepest = this.#deepest;
     if (deepest === undefined) {
       const state = initialStates[0] as S;
@@ -263,7 +284,8 @@ class OrderSearch<S, C> {
  * @param history - the calls, with their invocation and completion times
  * @param options - the bound on the work, and whether every final state is wanted
  * @returns linearizable (an order, and the final states when asked), not linearizable (the
- *   deepest order found and why nothing fits after it), or undecided (the bound reached)
+ *   deepest order found and why nothing fits after it), or undecided (the bound reached before
+ *   any order was found)
  * @example
  * ```ts
  * const verdict = checkLinearizable(registerModel, [0], history, { maxSteps: 10_000 });
@@ -278,8 +300,7 @@ export function checkLinearizable<S, C>(
 ): Linearizability<S> {
   const search = new OrderSearch(model, history, maxSteps, finalStates);
   for (const initial of initialStates) {
-    if (!search.explore(initial)) return { kind: 'undecided', steps: maxSteps };
-    if (search.done) break;
+    if (!search.explore(initial) || search.done) break;
   }
   return search.verdict(initialStates);
 }

@@ -8,7 +8,7 @@ import type { Exchange, WireRequest, WireResponse } from './http-client.js';
 import { checkNoReveal } from './no-reveal.js';
 import { type Call, callToWire } from './requests.js';
 import { Violation } from './rules.js';
-import { expectedAnswer, observe } from './state-oracle.js';
+import { expectedAnswer, observe, unchangingRole } from './state-oracle.js';
 import type { Role } from './state-table-operations.js';
 import type { Grant } from './token-source.js';
 import type { RecordState, WorldRecord } from './world.js';
@@ -28,20 +28,22 @@ export async function perform(engine: Engine, call: Call): Promise<Answer> {
 interface CallChecks {
   /** Hold the answer to the no-reveal rule too. @default true */
   readonly noReveal?: boolean;
+  /** Count the call among the property's changes (a read-back is not one of its calls). @default true */
+  readonly counted?: boolean;
   /** Checks before the model's (a property's own rule, more precise). */
   readonly first?: (answer: Answer) => void;
 }
 
 /**
  * Sends `req`, a wire form of `call` (the kit's own, or a generated draft's), holds the answer to
- * the one the model expects (and to the no-reveal rule), and updates the knowledge with what the
- * answer shows, right or wrong.
+ * the one the model expects (and to the no-reveal rule), counts a call that reached a record (and
+ * whether it changed it), and updates the knowledge with what the answer shows, right or wrong.
  */
 export async function sendCall(
   engine: Engine,
   call: Call,
   req: WireRequest,
-  { noReveal = true, first }: CallChecks = {},
+  { noReveal = true, counted = true, first }: CallChecks = {},
 ): Promise<Answer> {
   const op = engine.operations[call.role];
   const expected = expectedAnswer(engine, engine.knowledge, call);
@@ -50,6 +52,9 @@ export async function sendCall(
     first?.(answer);
     checkExpected(answer, op, expected, engine.knowledge);
     if (noReveal) checkNoReveal(engine, call.context, answer);
+    if (counted && expected.kind === 'record' && call.role !== 'getRestaurant') {
+      engine.coverage.reachedRecord(call.role, expected.transition !== 'none');
+    }
   } finally {
     observe(engine, engine.knowledge, call, answer.response);
   }
@@ -91,19 +96,18 @@ function writeShown(role: Role, response: WireResponse, before: RecordState): st
 export async function probeUnchanged(engine: Engine, record: WorldRecord, after: Exchange) {
   const state = engine.knowledge.get(record.guid);
   if (state === undefined) return;
-  let role: Role;
-  if (record.kind === 'employee') role = state.deleted ? 'archive' : 'unarchive';
-  else if (state.deleted) role = 'deleteShift';
-  else return;
+  const role = unchangingRole(record, state);
+  if (role === undefined) return;
   const before: RecordState = { deleted: state.deleted, dates: { ...state.dates } };
   engine.coverage.checked('unchanged-by-refusal');
+  const call: Call = {
+    role,
+    context: record.restaurant,
+    grant: fullGrant(engine),
+    id: record.guid,
+  };
   try {
-    await perform(engine, {
-      role,
-      context: record.restaurant,
-      grant: fullGrant(engine),
-      id: record.guid,
-    });
+    await sendCall(engine, call, await callToWire(engine, call), { counted: false });
   } catch (error) {
     if (!(error instanceof Violation) || error.rule === 'target-available') throw error;
     const read = engine.client.transcript.at(-1);

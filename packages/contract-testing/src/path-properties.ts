@@ -6,21 +6,13 @@ import { type Engine, send } from './engine.js';
 import { headerOf, type WireRequest } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition } from './property-runner.js';
-import { OPENAPI_METHODS, type SpecOperation } from './spec-reader.js';
+import { isDotSegment, OPENAPI_METHODS, type SpecOperation } from './spec-reader.js';
 
 /** The methods a path answers: its operations', and HEAD wherever GET is (RFC 9110). */
 const allowedOn = (ops: readonly SpecOperation[]) => {
   const methods = ops.map((op) => op.method);
   return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
 };
-
-/**
- * Whether a path segment is a dot segment (`.` or `..`). The kit sends none: a URL parser removes
- * them before the app sees the path (RFC 3986, 5.2.4; the WHATWG URL of every fetch host, Hono,
- * Bun and Deno, and most proxies), so `GET /labor/v1/shifts/.` reaches such an app as
- * `/labor/v1/shifts/`: a property over them would test the host's URL parser, not the API.
- */
-const isDotSegment = (segment: string) => segment === '.' || segment === '..';
 
 /** A request with a full grant's token and nothing else. */
 const bare = async (engine: Engine, method: string, path: string): Promise<WireRequest> => ({

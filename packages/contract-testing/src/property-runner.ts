@@ -2,17 +2,20 @@
 // rule broken, the shrunk counterexample, the RNG seed and path, and the curl commands that replay
 // the failing run. Shrinking has a time limit: past it, the smallest failing case found so far is
 // the one reported. The counterexample is then run once more: a failure it does not reproduce is
-// still a failure (its fault may depend on what the target went through), marked so. What a
-// property's runs leave behind (the failing run's transcript, a target that stopped answering, the
-// shrinking's deadline) belongs to that property's trial, never to the module: two runs of the kit
-// in one process are independent.
+// still a failure (its fault may depend on what the target went through), marked so. A record
+// found not as the seed says (TargetNotSeeded) is no failure: it ends the property at once, and
+// `runProperty` throws it, as it does for every property after it. What a property's runs leave
+// behind (the failing run's transcript, a target that stopped answering, the shrinking's
+// deadline) belongs to that property's trial, never to the module: two runs of the kit in one
+// process are independent.
 import fc from 'fast-check';
-import { type Engine, reseed } from './engine.js';
+import type { Engine } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
 import type { PropertyGroup } from './property-groups.js';
 import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
+import { lookIfDue, reseed } from './seed-start.js';
 import { cloneKnowledge } from './world.js';
 
 /** A fast-check property over a tuple of generated arguments. */
@@ -106,6 +109,9 @@ export interface RunSettings {
 /** The time limit of a failing property's shrinking when none is given, in ms. */
 export const DEFAULT_SHRINK_TIME_LIMIT_MS = 10_000;
 
+/** fast-check runs per property when none are given. */
+export const DEFAULT_RUNS = 100;
+
 const ruleOf = (error: unknown): RuleName | 'error' =>
   error instanceof Violation
     ? error.rule
@@ -152,7 +158,9 @@ export class Trial {
   /**
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
    * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target
-   * as it is: the knowledge follows it); a failing run's transcript is kept for the replay.
+   * as it is: the knowledge follows it), after the run's first look at the records when it is due;
+   * a failing run's transcript is kept for the replay. Once a record was found not as the seed
+   * says, the property ends.
    */
   predicate<T extends unknown[]>(
     { fresh }: { readonly fresh: boolean },
@@ -161,6 +169,9 @@ export class Trial {
     const { engine } = this;
     return async (...args) => {
       if (this.unavailable !== undefined) throw this.unavailable;
+      // fast-check ends the property on an interrupting precondition failure; runProperty throws
+      // the stop.
+      if (engine.seedCheck.stopped !== undefined) throw new fc.PreconditionFailure(true);
       if (
         !this.replaying &&
         this.shrinkDeadline !== undefined &&
@@ -172,9 +183,13 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
-      if (fresh) await reseed(engine);
-      engine.runStart = cloneKnowledge(engine.knowledge);
       try {
+        if (fresh) await reseed(engine);
+        await lookIfDue(engine);
+        // The run's transcript starts here: a look at the records is no part of the run, nor of
+        // its replay.
+        engine.client.startRun();
+        engine.runStart = cloneKnowledge(engine.knowledge);
         await body(...args);
       } catch (error) {
         if (error instanceof TargetUnavailable) this.unavailable = error;
@@ -216,12 +231,16 @@ export class Trial {
   }
 }
 
-/** Runs `definition` against `engine` and reports its outcome. */
+/**
+ * Runs `definition` against `engine` and reports its outcome. Throws TargetNotSeeded once a record
+ * was found not as the seed says, in this property or one before it.
+ */
 export async function runProperty(
   engine: Engine,
   definition: PropertyDefinition,
   settings: RunSettings,
 ): Promise<PropertyResult> {
+  if (engine.seedCheck.stopped !== undefined) throw engine.seedCheck.stopped;
   const started = Date.now();
   const requestsBefore = engine.client.requests;
   const base = { name: definition.name, group: definition.group, summary: definition.summary };
@@ -237,9 +256,12 @@ export async function runProperty(
   }
   const trial = new Trial(engine, settings.shrinkTimeLimitMs);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
+  engine.coverage.startProperty(definition.name, definition.group, numRuns);
   const property = definition.build(trial);
   const details = await fc.check(property, { numRuns, seed: settings.seed });
+  if (engine.seedCheck.stopped !== undefined) throw engine.seedCheck.stopped;
   if (!details.failed) {
+    if (trial.undecided === 0) engine.coverage.propertyPassed();
     return {
       ...base,
       status: trial.undecided > 0 ? 'undecided' : 'passed',

@@ -6,6 +6,7 @@
 // clock is unknown, so a date a change sets is part of the state: known once an answer shows it,
 // and until then unknown, with the earliest it can be.
 import type { ModelStep, SequentialModel } from './linearizability.js';
+import { DATE_FIELDS } from './world.js';
 
 /** A date of the model's state: known, or not known yet and not before `atLeast` (ms). */
 export type DateSlot = { readonly value: string } | { readonly atLeast: number };
@@ -32,6 +33,23 @@ export interface ChangeAnswer {
   readonly deletedDate?: string;
 }
 
+/** What an answer with `body` (its JSON object, or `{}`) says, for the model. */
+export function changeAnswerOf(
+  status: number,
+  body: Readonly<Record<string, unknown>>,
+): ChangeAnswer {
+  const text = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+  const code = text('code');
+  return {
+    status,
+    ...(code === undefined ? {} : { code }),
+    ...(typeof body.deleted === 'boolean' ? { deleted: body.deleted } : {}),
+    ...Object.fromEntries(
+      DATE_FIELDS.flatMap((name) => (text(name) === undefined ? [] : [[name, text(name)]])),
+    ),
+  };
+}
+
 /** One call on one record, as the model reads it. */
 export interface RecordCall {
   readonly kind: ChangeKind;
@@ -43,6 +61,21 @@ export interface RecordCall {
 
 /** A date the model knows nothing of. */
 export const UNKNOWN_DATE: DateSlot = { atLeast: Number.NEGATIVE_INFINITY };
+
+/**
+ * The states of a record the model knows nothing of: archived (deleted) or not, every date
+ * unknown. Every state of the record is one of them, its dates known, so an order that fits from
+ * the record's true state fits from one of these.
+ */
+export const ANY_RECORD_STATES: readonly RecordModelState[] = [
+  { deleted: false, createdDate: UNKNOWN_DATE, modifiedDate: UNKNOWN_DATE, deletedDate: undefined },
+  {
+    deleted: true,
+    createdDate: UNKNOWN_DATE,
+    modifiedDate: UNKNOWN_DATE,
+    deletedDate: UNKNOWN_DATE,
+  },
+];
 
 /** Dates parsed, by their text: a search tries each answer in many states (at most 4096 kept). */
 const parsed = new Map<string, number>();

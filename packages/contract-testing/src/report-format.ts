@@ -1,6 +1,7 @@
 // A report as people and CI servers read it: one line per property, each failure with its rule,
 // its minimal counterexample and the curl commands that replay it, and what the run covered; as
 // text, JSON and JUnit XML.
+import { MIN_CHANGES } from './change-evidence.js';
 import type { Report } from './check-api-contract.js';
 import type { Coverage } from './coverage.js';
 import { causeFirst } from './failure-order.js';
@@ -64,8 +65,9 @@ export function formatFailure(result: PropertyResult): string {
 
 /**
  * The coverage as text: a line per operation with each status seen and its answers (declared
- * statuses not seen marked `-`), the checks of each rule, and each declared status not seen with
- * why the kit cannot provoke it.
+ * statuses not seen marked `-`), the checks of each rule, each declared status not seen with why
+ * the kit cannot provoke it, then a line per property with the changes it ran, and the warnings
+ * where they were too few.
  */
 export function formatCoverage(coverage: Coverage): string {
   const out = ['coverage (status: answers; declared statuses never seen: -):'];
@@ -96,7 +98,33 @@ export function formatCoverage(coverage: Coverage): string {
     );
     out.push(`  ${which.join('; ')}: ${why}`);
   }
+  out.push(...formatChanges(coverage));
   return out.join('\n');
+}
+
+/** The changes of each property that sent any (`archiveEmployee 12 of 40`), then the warnings. */
+function formatChanges(coverage: Coverage): string[] {
+  const sent = Object.entries(coverage.changes).filter(([, byOperation]) =>
+    Object.values(byOperation).some((count) => count.reached > 0),
+  );
+  if (sent.length === 0) return [];
+  const width = Math.max(...sent.map(([property]) => property.length));
+  const out = [
+    'changes run against a record they change, of the calls that reached one (in concurrent.races: raced, of the calls on a branch):',
+    ...sent.map(([property, byOperation]) => {
+      const cells = Object.entries(byOperation).map(
+        ([id, count]) => `${id} ${count.changed} of ${count.reached}`,
+      );
+      return `  ${property.padEnd(width)}  ${cells.join(', ')}`;
+    }),
+  ];
+  if (coverage.thinEvidence.length > 0) {
+    out.push(
+      `thin evidence (a kind of change the stateful or concurrent group ran fewer than ${MIN_CHANGES} times):`,
+      ...coverage.thinEvidence.map((thin) => `  ${thin.message}`),
+    );
+  }
+  return out;
 }
 
 /** Items joined with commas into indented lines of at most 100 characters. */
@@ -115,9 +143,21 @@ function wrap(items: readonly string[]): string[] {
 }
 
 /**
+ * What 429s cost a run, and what to do about it: a line, when the target answered any. A 429 is
+ * waited out and the request sent again, so a target whose limits are lower than the kit's pace
+ * makes a run slow rather than failed. Raising the limits comes first: `--rate` paces every
+ * request, which can cost more than the waits (docs/contract-testing.md).
+ */
+function formatRateLimits(report: Report): string | undefined {
+  if (report.rateLimited === 0) return undefined;
+  const share = report.durationMs > 0 ? report.rateLimitWaitMs / report.durationMs : 0;
+  return `rate limits slowed the run: ${report.rateLimited} requests answered 429, waited out for ${seconds(report.rateLimitWaitMs)} of its ${seconds(report.durationMs)} (${Math.round(share * 100)}%); raise the limits of the target under test, or keep under them with --rate N (the rate option), which paces every request`;
+}
+
+/**
  * The text report: a line per property, the failures in full (the most direct evidence of a
- * fault first), the coverage, the totals (and, when asked, whether the coverage is full), then
- * `N passed, M failed`.
+ * fault first), the coverage, the totals (and, when asked, whether the coverage is full; when
+ * 429s slowed the run, what they cost), then `N passed, M failed`.
  */
 export function formatReport(report: Report, { lines = true }: { readonly lines?: boolean } = {}) {
   const out: string[] = [];
@@ -129,17 +169,17 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
   if (report.minCoverage !== undefined) {
     out.push(
       report.minCoverage.met
-        ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked'
+        ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked, no thin evidence'
         : `minimum coverage not met: ${report.minCoverage.gaps.join('; ')}`,
     );
   }
+  const rateLimits = formatRateLimits(report);
+  if (rateLimits !== undefined) out.push(rateLimits);
   const statuses = Object.entries(report.statuses)
     .map(([status, count]) => `${status}: ${count}`)
     .join(', ');
   out.push(
-    `${report.requests} requests sent to ${report.baseUrl} in ${seconds(report.durationMs)} (${statuses}${
-      report.rateLimited > 0 ? `; ${report.rateLimited} answered 429 and were sent again` : ''
-    }); rng seed ${report.rngSeed}, ${report.runs} runs${
+    `${report.requests} requests sent to ${report.baseUrl} in ${seconds(report.durationMs)} (${statuses}); rng seed ${report.rngSeed}, ${report.runs} runs${
       report.notApplicable > 0 ? `; ${report.notApplicable} not applicable` : ''
     }`,
   );
@@ -159,7 +199,8 @@ const xml = (text: string) =>
 /**
  * The coverage as JUnit properties of the suite: `coverage.status.<operationId>.<status>` (answers),
  * `coverage.rule.<rule>` (checks), `coverage.unseen.<operationId>.<status>` (the reason, or
- * `reachable`).
+ * `reachable`), `coverage.changes.<property>.<operationId>` (`changed of reached`),
+ * `coverage.thin.<property>.<operationId>` (the warning).
  */
 function coverageProperties(coverage: Coverage): string[] {
   const property = (name: string, value: string | number) =>
@@ -172,6 +213,14 @@ function coverageProperties(coverage: Coverage): string[] {
     ...Object.entries(coverage.rules).map(([rule, n]) => property(`coverage.rule.${rule}`, n)),
     ...coverage.unseen.map((u) =>
       property(`coverage.unseen.${u.operationId}.${u.status}`, u.reason ?? 'reachable'),
+    ),
+    ...Object.entries(coverage.changes).flatMap(([name, byOperation]) =>
+      Object.entries(byOperation).map(([id, count]) =>
+        property(`coverage.changes.${name}.${id}`, `${count.changed} of ${count.reached}`),
+      ),
+    ),
+    ...coverage.thinEvidence.map((thin) =>
+      property(`coverage.thin.${thin.property}.${thin.operationId}`, thin.message),
     ),
     '  </properties>',
   ];

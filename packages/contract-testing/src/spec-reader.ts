@@ -379,6 +379,15 @@ function readDocument(document: RawDocument): Spec {
   };
 }
 
+/**
+ * Whether a path segment's value is a dot segment (`.` or `..`, however its dots are encoded). The
+ * kit sends none: a URL parser removes them before the app sees the path (RFC 3986, 5.2.4; the
+ * WHATWG URL of every fetch host, Hono, Bun and Deno, and most proxies), so
+ * `GET /labor/v1/shifts/.` reaches such an app as `/labor/v1/shifts/`: a property over them would
+ * test the host's URL parser, not the API.
+ */
+export const isDotSegment = (segment: string) => segment === '.' || segment === '..';
+
 /** Whether `text`, sent in `p`'s place (percent-decoded), is valid for `p`. */
 export function isValidText(spec: Spec, p: SpecParameter, text: string): boolean {
   const value = p.in === 'header' ? onWire(text) : text;

@@ -8,12 +8,13 @@ import type { Call } from './requests.js';
 import type { RuleName } from './rules.js';
 import type { SpecOperation } from './spec-reader.js';
 import { isValidText } from './spec-reader.js';
-import { NOT_FOUND_CODE, pathParameterOf } from './state-table-operations.js';
+import { NOT_FOUND_CODE, pathParameterOf, type Role } from './state-table-operations.js';
 import type { Grant } from './token-source.js';
 import {
   DATE_FIELDS,
   type DateField,
   type Knowledge,
+  type RecordState,
   type WorldRecord,
   type WorldRestaurant,
 } from './world.js';
@@ -93,6 +94,12 @@ export function foreignRecordsNamed(engine: Engine, call: Call): WorldRecord[] {
   if (call.role === 'getRestaurant') return [];
   const context = call.context.toLowerCase();
   return poolOf(engine, call).filter((r) => r.restaurant !== context && callNames(engine, call, r));
+}
+
+/** The call that changes nothing on a record in `state`; none for a shift not deleted. */
+export function unchangingRole(record: WorldRecord, state: RecordState): Role | undefined {
+  if (record.kind === 'employee') return state.deleted ? 'archive' : 'unarchive';
+  return state.deleted ? 'deleteShift' : undefined;
 }
 
 /** The answer the contract gives to `call` in the state `knowledge` describes. */

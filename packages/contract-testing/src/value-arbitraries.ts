@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import type { Engine } from './engine.js';
 import type { Value } from './requests.js';
 import {
+  isDotSegment,
   isUnconstrained,
   isValidText,
   type ParameterLocation,
@@ -176,7 +177,9 @@ export function validValueArb(
   op: SpecOperation,
   p: SpecParameter,
 ): fc.Arbitrary<Value> {
-  const fromSchema = schemaTextArb(engine.spec, p).map((text): Value => ({ text }));
+  const fromSchema = schemaTextArb(engine.spec, p)
+    .filter((text) => p.in !== 'path' || !isDotSegment(text))
+    .map((text): Value => ({ text }));
   let pool: readonly string[] = [];
   if (p.in === 'path') {
     const segments = op.template.split('/');
@@ -251,6 +254,6 @@ function buildInvalidTextArb(spec: Spec, p: SpecParameter): fc.Arbitrary<string>
       (text) =>
         !isValidText(spec, p, text) &&
         (p.in === 'header' ? sendableInHeader(text) : encodable(text)) &&
-        (p.in !== 'path' || text !== ''),
+        (p.in !== 'path' || (text !== '' && !isDotSegment(text))),
     );
 }

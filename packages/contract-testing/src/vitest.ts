@@ -13,9 +13,9 @@ import {
   runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
-import { reseed } from './engine.js';
 import { runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
+import { startFromSeed } from './seed-start.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
 export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
@@ -27,8 +27,9 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
  * Declares a vitest suite that property-tests `options.target` against the contract: a test per
  * property, failing with the rule broken, the shrunk counterexample and the curl commands that
  * replay it; with `minCoverage`, a last test that fails unless the properties before it saw every
- * declared status the kit can provoke and checked every rule (so it fails when a filter such as
- * `vitest -t` left some of them out).
+ * declared status the kit can provoke, checked every rule (so it fails when a filter such as
+ * `vitest -t` left some of them out) and left no thin evidence (each kind of change run often
+ * enough by the stateful and concurrent groups).
  *
  * @param name - the suite's name
  * @param options - the target (a base URL, an app, or `{ handler, reset }` / `{ factory }` to
@@ -48,8 +49,10 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
     const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
-    // The suite starts from the seed: an in-process target another suite used is reset first.
-    beforeAll(() => reseed(prepared.engine));
+    // The suite starts from the seed: an in-process target another suite used is reset first. A
+    // record found not as the seed says fails the test of its property, and every later one, with
+    // TargetNotSeeded.
+    beforeAll(() => startFromSeed(prepared.engine));
     afterAll(() => prepared.close());
     for (const [index, definition] of prepared.properties.entries()) {
       const title = `${definition.name}: ${definition.summary}`;
@@ -74,7 +77,7 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
       );
     }
     if (options.minCoverage) {
-      it('covers every declared status the kit can provoke, and checks every rule', () => {
+      it('covers every declared status the kit can provoke, checks every rule, runs each change enough', () => {
         const coverage = prepared.engine.coverage.coverage(prepared.engine.spec);
         const gaps = coverageGaps(coverage);
         if (gaps.length > 0) {

@@ -31,6 +31,11 @@ export interface World {
 export interface RecordState {
   deleted: boolean;
   dates: Partial<Record<DateField, string>>;
+  /**
+   * The seed's state, taken as the target's: no answer has shown the record since the kit last
+   * took the seed's state for the target's (seed-check.ts holds the first that does to the seed).
+   */
+  fromSeed?: true;
 }
 
 export type Knowledge = Map<string, RecordState>;
@@ -82,13 +87,11 @@ export function seedKnowledge(world: World): Knowledge {
   return new Map(
     [...world.employees, ...world.shifts].map((r) => [
       r.guid,
-      { deleted: r.seedDeleted, dates: { ...r.seedDates } },
+      { deleted: r.seedDeleted, dates: { ...r.seedDates }, fromSeed: true },
     ]),
   );
 }
 
 export function cloneKnowledge(knowledge: Knowledge): Knowledge {
-  return new Map(
-    [...knowledge].map(([guid, s]) => [guid, { deleted: s.deleted, dates: { ...s.dates } }]),
-  );
+  return new Map([...knowledge].map(([guid, s]) => [guid, { ...s, dates: { ...s.dates } }]));
 }

@@ -1,9 +1,10 @@
 // The command's exit codes and output when something is wrong: 2 for bad usage; 1 for a broken
 // rule, with the failure's replay as curl commands and a JUnit report naming it; 1 with
-// --min-coverage on a target that hides a declared status. The broken deployments are the
+// --min-coverage on a target that hides a declared status, and on a seed that leaves the
+// concurrent group too few shifts to race (thin evidence). The broken deployments are the
 // mutation suite's, served by this test on loopback ports as live targets (no reset between runs:
 // the kit follows the state it changes).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,15 @@ import type { Report } from '@workforce-kit/contract-testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MUTANTS } from './support/mutants.js';
 import { runKit } from './support/processes.js';
-import { AUDIENCE, DEMO_SEED_FILE, ISSUER, routerTarget, SECRET } from './support/router-target.js';
+import {
+  AUDIENCE,
+  DEMO_SEED_FILE,
+  demoSeedJson,
+  ISSUER,
+  routerTarget,
+  SECRET,
+} from './support/router-target.js';
+import { seedWithShifts } from './support/seed-with-shifts.js';
 
 const servers: Server[] = [];
 let url: string;
@@ -20,11 +29,14 @@ let hidingUrl: string;
 let historyUrl: string;
 let folder: string;
 
-/** Serves the mutant `name` on a loopback port; its base URL. */
-async function serveMutant(name: string): Promise<string> {
+/** Serves the mutant `name` (or, for undefined, the correct router) over `seed`; its base URL. */
+async function serveMutant(
+  name: string | undefined,
+  seed: unknown = demoSeedJson,
+): Promise<string> {
   const mutant = MUTANTS.find((m) => m.name === name);
-  if (mutant === undefined) throw new Error(`no mutant ${name}`);
-  const server = createServer((await routerTarget(mutant.hooks)).handler);
+  if (mutant === undefined && name !== undefined) throw new Error(`no mutant ${name}`);
+  const server = createServer((await routerTarget(mutant?.hooks, seed)).handler);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -118,6 +130,25 @@ it('exits 1 with --min-coverage on a target that hides a declared status, naming
   expect(json.minCoverage?.gaps).toContain('unarchiveEmployee never answered 413');
   expect(run.stdout).toContain('minimum coverage not met: unarchiveEmployee never answered 413');
   expect(run.stdout.trim().split('\n').at(-1)).toMatch(/, minimum coverage not met$/);
+}, 120_000);
+
+it('exits 1 with --min-coverage on a seed that leaves too few shifts to race, saying so', async () => {
+  // Two shifts on a live target: each can be deleted once in the whole run.
+  const seedFile = join(folder, 'two-shifts.json');
+  const seed = seedWithShifts(demoSeedJson, 2);
+  await writeFile(seedFile, JSON.stringify(seed));
+  const target = await serveMutant(undefined, seed);
+  const run = await runKit([
+    ...['--base-url', target, '--seed', seedFile, ...auth],
+    ...['--only', 'concurrent', '--rng-seed', '3', '--min-coverage'],
+  ]);
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  expect(run.stdout).toMatch(/^✔ concurrent\.races /m);
+  const warning =
+    /concurrent\.races raced shift deletes (0 times|once|2 times): the seed has 2 shifts that are not deleted; a seed with more makes this check stronger/;
+  expect(run.stdout).toMatch(new RegExp(`\\nthin evidence .*\\n  ${warning.source}\\n`));
+  expect(run.stdout).toMatch(new RegExp(`minimum coverage not met: .*${warning.source}`));
+  expect(run.stdout.trim().split('\n').at(-1)).toBe('1 passed, 0 failed, minimum coverage not met');
 }, 120_000);
 
 it('ends a property whose fault depends on history at the shrinking time limit, with its report', async () => {

@@ -4,16 +4,22 @@
 // PostgreSQL server): three servers, each framework and each store in one of them (a framework's
 // answers do not depend on the store, nor a store's on the framework: the HTTP suites cover every
 // framework, the conformance suite every store). Default settings, a fixed RNG seed and
-// --min-coverage: every declared status seen or unreachable, every rule checked, in the text, JSON
-// and JUnit reports. The server's rate limits are raised so that the run is not paced by them (the
-// kit waits 429s out; `--rate` keeps a run within the default limits instead).
+// --min-coverage: every declared status seen or unreachable, every rule checked, no thin evidence,
+// in the text, JSON and JUnit reports. The seed is the demo seed with 60 employees and 300 shifts:
+// a live target is not reset, and the run's deletes use its shifts up (with the demo seed's 3, the
+// stateful and concurrent groups delete none, and the run warns of it). The server's rate limits
+// are raised so that the run is not paced by them (the kit waits 429s out; `--rate` keeps a run
+// within the default limits instead). Then, on one of them, a user's next run, after unarchiving
+// an employee with curl: the server is not as the seed says, and the command stops with exit 3,
+// naming her.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Report } from '@workforce-kit/contract-testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenSource } from '../src/token-source.js';
 import {
   kitServerEnv,
   runKit,
@@ -21,13 +27,20 @@ import {
   startReferenceServer,
   targetArgs,
 } from './support/processes.js';
-import { DEMO_SEED_FILE } from './support/router-target.js';
+import { AUDIENCE, demoSeedJson, ISSUER } from './support/router-target.js';
+import { seedWithShifts } from './support/seed-with-shifts.js';
 
 let folder: string;
+let seedFile: string;
 let postgres: PostgresServer | undefined;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-contract-cli-'));
+  seedFile = join(folder, 'seed.json');
+  // The demo seed's own employees (Maria among them) beside 60 copies, and 300 shifts.
+  const large = seedWithShifts(demoSeedJson, 300, 60);
+  const employees = [...(demoSeedJson.employees as unknown[]), ...(large.employees as unknown[])];
+  await writeFile(seedFile, JSON.stringify({ ...large, employees }));
 });
 
 afterAll(async () => {
@@ -72,7 +85,7 @@ describe.each(targets)(
       server = await startReferenceServer({
         ...(await storeEnv()),
         HTTP_FRAMEWORK: framework,
-        SEED_FILE: DEMO_SEED_FILE,
+        SEED_FILE: seedFile,
         ...kitServerEnv(secret),
       });
       expect(server.output()).toContain(`Framework      ${framework} (HTTP_FRAMEWORK)`);
@@ -86,7 +99,7 @@ describe.each(targets)(
       const report = join(folder, `${framework}-${store}.json`);
       const junit = join(folder, `${framework}-${store}.xml`);
       const args = [
-        ...targetArgs(server.url, DEMO_SEED_FILE, secret),
+        ...targetArgs(server.url, seedFile, secret),
         '--rng-seed',
         '42',
         '--min-coverage',
@@ -118,6 +131,8 @@ describe.each(targets)(
       }
       expect(new Set(coverage.unseen.map((u) => u.status))).toEqual(new Set(['429', '500', '503']));
       expect(Object.values(coverage.rules).every((checks) => checks > 0)).toBe(true);
+      expect(coverage.thinEvidence).toEqual([]);
+      expect(Object.keys(coverage.changes['concurrent.races'] ?? {})).toHaveLength(3);
       expect(run.stdout).toContain(
         `unarchiveEmployee  200: ${coverage.operations.unarchiveEmployee?.['200']}, `,
       );
@@ -134,5 +149,38 @@ describe.each(targets)(
       );
       console.info(`${framework} over ${store}: ${json.requests} requests, ${run.ms} ms`);
     }, 120_000);
+
+    // On one server: the next run of a user who unarchived an employee with curl first.
+    if (framework !== 'express') return;
+    it('stops a run against it after Maria was unarchived with curl, exit 3, naming her', async () => {
+      const maria = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
+      const tokens = createTokenSource(
+        { hs256Secret: secret, issuer: ISSUER, audience: AUDIENCE },
+        [],
+      );
+      const token = await tokens.token({ scopes: ['labor.employees:write'], restaurants: '*' });
+      const unarchived = await fetch(`${server.url}/labor/v1/employees/${maria}/unarchive`, {
+        method: 'PUT',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Platform-Restaurant-External-ID': 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b',
+          'Content-Type': 'application/json',
+        },
+        body: '{}',
+      });
+      // 400 when the run before left her unarchived: the server is not as the seed says either way.
+      expect([200, 400]).toContain(unarchived.status);
+      const report = join(folder, 'not-seeded.json');
+      const args = [...targetArgs(server.url, seedFile, secret), '--only', 'stateful'];
+      const run = await runKit([...args, '--runs', '20', '--report', report]);
+      expect(run.code, run.stdout + run.stderr).toBe(3);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^workforce-kit-contract: stopped, no contract violation: the target's employee ${maria} \\(PAYROLL:10042\\) is not archived as the seed says .*: was the target freshly seeded\\?\nThe kit follows the changes it makes from the seed's state: start the target afresh from .*seed\\.json, and run the kit once against it.\n$`,
+        ),
+      );
+      expect(run.stdout).not.toContain('✘');
+      await expect(readFile(report, 'utf8')).rejects.toThrow(/ENOENT/);
+    }, 60_000);
   },
 );

@@ -9,7 +9,12 @@ import {
   type RaceRecord,
 } from '../src/concurrent-history.js';
 import { raceReport } from '../src/race-report.js';
-import type { ChangeAnswer, ChangeKind, RecordModelState } from '../src/record-model.js';
+import {
+  ANY_RECORD_STATES,
+  type ChangeAnswer,
+  type ChangeKind,
+  type RecordModelState,
+} from '../src/record-model.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
@@ -175,7 +180,7 @@ describe('checkHistory', () => {
     );
   });
 
-  it('checks each record on its own, and gives the states each may end in', () => {
+  it('checks each record on its own, and gives the states each may end in and the changes', () => {
     // The shift's deletes overlap Maria's calls in time; only calls on one record constrain it.
     const calls = [
       call(MARIA, 'unarchive', A, 0, 10, ok(false, 2)),
@@ -195,6 +200,23 @@ describe('checkHistory', () => {
       },
     ]);
     expect(verdict.finalStates.get(SHIFT.guid)?.map((s) => s.deleted)).toEqual([true]);
+    // Maria's unarchive and the first delete changed their records; the repeats did not.
+    expect(verdict.changed).toEqual([0, 1]);
+  });
+
+  it('gives the states the model knows nothing of when its bound cut the final states short', () => {
+    // Eight overlapping no-op archives: an order is found at once, every order takes hundreds.
+    const calls = Array.from({ length: 8 }, (_, i) =>
+      call(MARIA, 'archive', ['branch', i + 1], 0, 100, ok(true, -1000)),
+    );
+    const verdict = checkHistory(calls, start, { maxSteps: 20, finalStates: true });
+    expect(verdict.kind).toBe('linearizable');
+    if (verdict.kind !== 'linearizable') return;
+    expect(verdict.finalStates.get(MARIA.guid)).toBe(ANY_RECORD_STATES);
+    const whole = checkHistory(calls, start, { finalStates: true });
+    expect(whole.kind === 'linearizable' && whole.finalStates.get(MARIA.guid)).toEqual([
+      START[MARIA.guid],
+    ]);
   });
 
   it('reports a history over its bound as undecided', () => {

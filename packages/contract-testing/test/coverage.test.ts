@@ -5,14 +5,19 @@
 import { checkApiContract, formatReport, toJUnitXml } from '@workforce-kit/contract-testing';
 import { describe, expect, it } from 'vitest';
 import { CoverageTally, coverageGaps } from '../src/coverage.js';
+import { loadSeed } from '../src/seed-source.js';
 import { readSpec } from '../src/spec-reader.js';
+import { stateTableOperations } from '../src/state-table-operations.js';
+import { buildWorld } from '../src/world.js';
 import { AUTH, demoSeedJson, routerTarget } from './support/router-target.js';
 
-describe('the coverage tally', () => {
-  const spec = readSpec();
+const spec = readSpec();
+const world = buildWorld(spec, await loadSeed(demoSeedJson));
+const newTally = () => new CoverageTally(world, stateTableOperations(spec));
 
+describe('the coverage tally', () => {
   it('lists every declared status beside those seen, and the unseen with their reason', () => {
-    const tally = new CoverageTally();
+    const tally = newTally();
     tally.answered('getRestaurant', 200);
     tally.answered('getRestaurant', 200);
     tally.answered('getRestaurant', 418);
@@ -37,7 +42,7 @@ describe('the coverage tally', () => {
   });
 
   it('names as gaps the reachable statuses not seen and the rules not checked, only those', () => {
-    const tally = new CoverageTally();
+    const tally = newTally();
     const gaps = coverageGaps(tally.coverage(spec));
     expect(gaps).toContain('getRestaurant never answered 404');
     expect(gaps).toContain('rule no-reveal never checked');

@@ -29,13 +29,20 @@ const reportOf = (results: readonly PropertyResult[]): Report => ({
   results,
   requests: results.length,
   rateLimited: 0,
+  rateLimitWaitMs: 0,
   statuses: {},
   durationMs: 1,
   rngSeed: 1,
   runs: 1,
   shrinkTimeLimitMs: 1,
   baseUrl: 'http://127.0.0.1:1/',
-  coverage: { operations: {}, rules: {} as Report['coverage']['rules'], unseen: [] },
+  coverage: {
+    operations: {},
+    rules: {} as Report['coverage']['rules'],
+    unseen: [],
+    changes: {},
+    thinEvidence: [],
+  },
 });
 
 /** The names of the failures in full, in the order the text report gives them. */

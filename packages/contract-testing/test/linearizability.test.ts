@@ -100,6 +100,27 @@ describe('checkLinearizable', () => {
     expect(decided.kind).toBe('not-linearizable');
   });
 
+  it('never reports undecided a history for which it found an order, every order wanted', () => {
+    // Eight overlapping writes: the first order is found in 8 steps, every order in thousands.
+    const history = Array.from({ length: 8 }, (_, i) => at(write(i), 0, 100));
+    expect(checkLinearizable(register, [0], history, { maxSteps: 20 }).kind).toBe('linearizable');
+    const bounded = checkLinearizable(register, [0], history, { maxSteps: 20, finalStates: true });
+    expect(bounded).toMatchObject({ kind: 'linearizable', finalStatesComplete: false, steps: 20 });
+    const every = checkLinearizable(register, [0], history, { finalStates: true });
+    expect(every).toMatchObject({ kind: 'linearizable', finalStatesComplete: true });
+    if (bounded.kind !== 'linearizable' || every.kind !== 'linearizable') return;
+    expect([...every.finalStates].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // What the bounded search gives is the states of the orders it found by then.
+    expect(bounded.finalStates.length).toBeGreaterThan(0);
+    for (const state of bounded.finalStates) expect(every.finalStates).toContain(state);
+    // Without an order found within the bound, it is still undecided.
+    const wrong = [...history, at(read(99), 0, 100)];
+    expect(checkLinearizable(register, [0], wrong, { maxSteps: 20, finalStates: true })).toEqual({
+      kind: 'undecided',
+      steps: 20,
+    });
+  });
+
   it('keeps a long history of a few overlapping calls cheap (the memo)', () => {
     // 200 calls in 4 lanes, each round of 4 overlapping; every read sees a write of its round.
     const history: TimedCall<RegisterCall>[] = [];

@@ -20,6 +20,12 @@
  *
  * @packageDocumentation
  */
+
+/**
+ * neverthrow's constructors and types, as the ports use them: a store of your own answers with
+ * these, from the copy of neverthrow this package depends on, with no install of its own.
+ */
+export { err, errAsync, ok, okAsync, type Result, ResultAsync } from 'neverthrow';
 export { archive, unarchive } from './employee-machine.js';
 export {
   type DomainError,
@@ -61,6 +67,8 @@ export {
   andThen,
   isThenable,
   type MaybeAsync,
+  runSteps,
+  type StepList,
   type Thenable,
   toResultAsync,
   whenReady,
@@ -80,6 +88,12 @@ export type {
   ShiftRepository,
   WorkforceStore,
 } from './ports.js';
+export type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from './rate-limit-ports.js';
 export {
   type DaySchedule,
   type Deletion,

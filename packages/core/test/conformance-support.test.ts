@@ -1,11 +1,19 @@
 // The conformance suite's own parts: its failures name the port method, the record, the field,
 // what was expected and what came back; its deferred store interleaves concurrent callers of a
 // store that answers at once; its generated records cover the shape the spec allows.
+
+import * as neverthrow from 'neverthrow';
 import { err, ok, type Result } from 'neverthrow';
 import { describe, expect, it } from 'vitest';
 import {
+  ResultAsync as CoreResultAsync,
+  err as coreErr,
+  errAsync as coreErrAsync,
+  ok as coreOk,
+  okAsync as coreOkAsync,
   createMemoryStore,
   type Employee,
+  toResultAsync,
   unarchiveEmployee,
   type WorkforceStore,
 } from '../src/index.js';
@@ -20,6 +28,18 @@ import { LONGEST_TEXT, recordsToRoundTrip } from '../src/testing/conformance-rec
 import { anArchivedEmployee, aRestaurant, seedRecords } from '../src/testing/index.js';
 
 const restaurant = aRestaurant();
+
+describe("a store's author", () => {
+  it("takes neverthrow's constructors from the core, the very copy the ports use", async () => {
+    expect(coreOk(1)).toBeInstanceOf(neverthrow.Ok);
+    expect(coreErr('e')).toBeInstanceOf(neverthrow.Err);
+    expect(CoreResultAsync).toBe(neverthrow.ResultAsync);
+    const later = coreOkAsync(1);
+    expect(later).toBeInstanceOf(neverthrow.ResultAsync);
+    expect(toResultAsync(later), 'adopted as it is, not wrapped').toBe(later);
+    expect((await coreErrAsync('e'))._unsafeUnwrapErr()).toBe('e');
+  });
+});
 
 describe('a failure of the suite', () => {
   it('names the call and the error value, never a bare unwrap', () => {

@@ -5,6 +5,8 @@ import {
   deleteShift,
   getRestaurant,
   isThenable,
+  runSteps,
+  type StepList,
   unarchiveEmployee,
   whenReady,
 } from '@workforce-kit/core';
@@ -64,6 +66,18 @@ describe('whenReady and andThen', () => {
     expect(reached).toBe(false);
   });
 
+  it('hand andThen’s context to its next step, at once and later', async () => {
+    const add = (value: number, context: { readonly by: number }) => ok(value + context.by);
+    const now = andThen(ok(1), add, { by: 2 });
+    expect(isThenable(now)).toBe(false);
+    expect((now as Result<number, never>)._unsafeUnwrap()).toBe(3);
+    const later = andThen(okAsync(1), add, { by: 3 });
+    expect(isThenable(later)).toBe(true);
+    expect((await later)._unsafeUnwrap()).toBe(4);
+    const refused = andThen(errAsync<number, string>('refused'), add, { by: 4 });
+    expect((await refused)._unsafeUnwrapErr()).toBe('refused');
+  });
+
   it('hand whenReady the error too, for the caller to handle', async () => {
     const result = whenReady(errAsync<number, string>('conflict'), (first) =>
       whenReady(ok<number, string>(2), (second) => ok([first.isErr(), second.isOk()])),
@@ -83,6 +97,72 @@ describe('whenReady and andThen', () => {
     );
     expect(isThenable(result)).toBe(true);
     expect((await result)._unsafeUnwrap()).toBe(6);
+  });
+});
+
+describe('runSteps', () => {
+  /** Steps that add to a total, each recording that it ran; a total past 10 ends the run. */
+  function adding(
+    ran: string[],
+    ...amounts: (number | Promise<number>)[]
+  ): StepList<number, string> {
+    return {
+      steps: amounts.map((amount, index) => (total: number, name: string) => {
+        ran.push(`${name}${index}`);
+        return isThenable(amount) ? amount.then((added) => total + added) : total + amount;
+      }),
+      isDone: (total) => total > 10,
+    };
+  }
+
+  it('runs each step on the value the one before gave, at once while each answers at once', () => {
+    const ran: string[] = [];
+    const total = runSteps(adding(ran, 1, 2, 3), 0, 'step');
+    expect(isThenable(total)).toBe(false);
+    expect(total).toBe(6);
+    expect(ran).toEqual(['step0', 'step1', 'step2']);
+  });
+
+  it('stops at the first value that ends the run', () => {
+    const ran: string[] = [];
+    expect(runSteps(adding(ran, 5, 6, 7), 0, 'step')).toBe(11);
+    expect(ran).toEqual(['step0', 'step1']);
+  });
+
+  it('waits only at a step that answers later, then goes on from the next', async () => {
+    const ran: string[] = [];
+    const total = runSteps(adding(ran, 1, Promise.resolve(2), 3, 20, 1), 0, 'step');
+    expect(isThenable(total)).toBe(true);
+    expect(ran).toEqual(['step0', 'step1']);
+    expect(await total).toBe(26);
+    expect(ran).toEqual(['step0', 'step1', 'step2', 'step3']);
+  });
+
+  it('starts from the step it is told to', () => {
+    const ran: string[] = [];
+    expect(runSteps(adding(ran, 1, 2, 3), 10, 'step', 2)).toBe(13);
+    expect(ran).toEqual(['step2']);
+  });
+
+  it('passes a rejection on as it is', async () => {
+    const ran: string[] = [];
+    const failing = runSteps(adding(ran, 1, Promise.reject(new Error('down')), 3), 0, 'step');
+    await expect(failing).rejects.toThrow('down');
+    expect(ran).toEqual(['step0', 'step1']);
+  });
+
+  it("hands a step's later value to the list's own later, with the step and what it was given", async () => {
+    const ran: string[] = [];
+    const waits: [number, number][] = [];
+    const list: StepList<number, string> = {
+      ...adding(ran, 1, Promise.resolve(2), 3),
+      later(pending, at, given, context) {
+        waits.push([at, given]);
+        return pending.then((value) => runSteps(list, value, context, at + 1));
+      },
+    };
+    expect(await runSteps(list, 0, 'step')).toBe(6);
+    expect(waits).toEqual([[1, 1]]);
   });
 });
 

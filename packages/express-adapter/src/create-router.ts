@@ -25,7 +25,9 @@ interface ParsedRequest {
  * known path with another method is 405 with `Allow`; an unknown path under the API's prefixes
  * 404. Other paths go on to the host's next middleware. Mount it
  * at the root or under a path (`app.use('/api', router)`); the id the host's `requestIds()` gave a
- * request is kept, and a body the host's `express.json()` already parsed is taken as parsed.
+ * request is kept, and a body the host's `express.json()` already parsed is taken as parsed. For
+ * browsers on other origins, the host's CORS middleware (`cors()`) goes before it, and answers
+ * their preflights (docs/embedding.md, "Called from a browser: CORS").
  *
  * @param options - the store, the token verifier and the limits; see `ApiOptions`
  * @returns the middleware

@@ -1,11 +1,12 @@
 // The Express router in a host app, over real HTTP (supertest): one middleware, mounted under a
-// path among the host's own routes, taking a body the host's express.json() already parsed, and
-// the host's routes answering with the router's request ids and problems (requestIds,
-// problemHandler). What the API answers is the same through every adapter and is tested once for
-// all of them, in test/http of the repository.
+// path among the host's own routes, behind the host's CORS middleware, taking a body the host's
+// express.json() already parsed, and the host's routes answering with the router's request ids
+// and problems (requestIds, problemHandler). What the API answers is the same through every
+// adapter and is tested once for all of them, in test/http of the repository.
 import { Writable } from 'node:stream';
 import { aWorld, type World } from '@workforce-kit/core/testing';
 import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import cors from 'cors';
 import express, { type RequestHandler } from 'express';
 import { pino } from 'pino';
 import request, { type Response } from 'supertest';
@@ -106,6 +107,59 @@ describe('mounted in a host app', () => {
     const res = await request(app).get('/api/labor/v1/nope');
     expectProblem(res, 404, 'NOT_FOUND');
     expect(res.body.instance).toBe('/api/labor/v1/nope');
+  });
+});
+
+describe("behind the host's CORS middleware (cors)", () => {
+  const FRONT = 'http://front.example';
+  const corsApp = once(async () => {
+    const world = aWorld();
+    const app = express();
+    app.use(cors({ origin: FRONT, exposedHeaders: ['X-Request-Id'] }));
+    app.use('/api', createRouter(testApiOptions(world.seed)));
+    return { app, world, token: await tokenFor([world.restaurant.guid]) };
+  });
+
+  it("has its preflights answered 204 by the middleware, whatever the API's methods", async () => {
+    const { app, world } = await corsApp();
+    // Without it the API answers these 405 (its method table has no OPTIONS).
+    for (const [method, path] of [
+      ['GET', restaurantPath(world)],
+      ['PUT', unarchivePath(world.archivedEmployee.guid)],
+    ] as const) {
+      const res = await request(app)
+        .options(`/api${path}`)
+        .set({
+          origin: FRONT,
+          'access-control-request-method': method,
+          'access-control-request-headers': `authorization,${RESTAURANT_HEADER}`,
+        });
+      expect(res.status, method).toBe(204);
+      expect(res.headers['access-control-allow-origin'], method).toBe(FRONT);
+      expect(res.headers['access-control-allow-methods'], method).toContain(method);
+      expect(res.headers['access-control-allow-headers'], method).toBe(
+        `authorization,${RESTAURANT_HEADER}`,
+      );
+    }
+  });
+
+  it("carries the middleware's headers on the API's answers, a refusal's too", async () => {
+    const { app, world, token } = await corsApp();
+    const found = await request(app)
+      .get(`/api${restaurantPath(world)}`)
+      .set({
+        origin: FRONT,
+        authorization: `Bearer ${token}`,
+        [RESTAURANT_HEADER]: world.restaurant.guid,
+      });
+    expect(found.status).toBe(200);
+    expect(found.headers['access-control-allow-origin']).toBe(FRONT);
+    expect(found.headers['access-control-expose-headers']).toBe('X-Request-Id');
+    const refused = await request(app)
+      .get(`/api${restaurantPath(world)}`)
+      .set({ origin: FRONT });
+    expectProblem(refused, 401, 'INVALID_TOKEN');
+    expect(refused.headers['access-control-allow-origin']).toBe(FRONT);
   });
 });
 

@@ -143,7 +143,9 @@ function assignedRequestId(reply: FastifyReply): string | undefined {
  * ("One request pipeline"). A known path with another method is 405 with `Allow`; an unknown path
  * under the prefixes 404; any other path is the host's. It is encapsulated, needs no option of the Fastify instance, and registers under
  * any `prefix`. Its routes answer from their `onRequest` hook: the host's `onRequest` hooks run
- * before it, and its `onSend` and `onResponse` hooks after.
+ * before it, and its `onSend` and `onResponse` hooks after; so @fastify/cors, registered before it,
+ * answers the preflights of browsers on other origins (docs/embedding.md, "Called from a browser:
+ * CORS").
  *
  * What the instance decides before any plugin runs:
  * - a path that does not percent-decode is answered by Fastify itself (400 `FST_ERR_BAD_URL`,

@@ -1,9 +1,11 @@
 // The Fastify plugin in a host app, through app.inject: registered under a prefix among the
 // host's own routes, encapsulated (the host's body parsers, validation and error handler stay the
-// host's), its fastify-plugin name, and the host's hooks around it. What the API answers is the
-// same through every adapter and is tested once for all of them, in test/http of the repository.
+// host's), its fastify-plugin name, the host's hooks around it, and the host's CORS plugin before
+// it. What the API answers is the same through every adapter and is tested once for all of them,
+// in test/http of the repository.
+import fastifyCors from '@fastify/cors';
 import { aWorld } from '@workforce-kit/core/testing';
-import { testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
 import Fastify from 'fastify';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { requestIds, workforceKit } from '../src/index.js';
@@ -31,6 +33,18 @@ app.get('/host/boom', async () => {
 });
 await app.ready();
 afterAll(() => app.close());
+
+// A host app with a CORS plugin before the API's. The methods are said: @fastify/cors allows only
+// GET, HEAD and POST by default.
+const FRONT = 'http://front.example';
+const corsApp = Fastify();
+await corsApp.register(fastifyCors, {
+  origin: FRONT,
+  methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+  exposedHeaders: ['X-Request-Id'],
+});
+await corsApp.register(workforceKit, { prefix: '/api', ...testApiOptions(world.seed) });
+afterAll(() => corsApp.close());
 
 const token = await tokenFor([world.restaurant.guid]);
 const as = (more: Record<string, string> = {}) => clientHeaders(token, world, more);
@@ -93,6 +107,48 @@ describe('registered under a prefix in a host app', () => {
       headers: as(),
     });
     expectProblem(notFound, 404, 'SHIFT_NOT_FOUND');
+  });
+});
+
+describe("behind the host's CORS plugin (@fastify/cors)", () => {
+  it("has its preflights answered 204 by the plugin's hook, whatever the API's methods", async () => {
+    // Without it the API answers these 405 (its method table has no OPTIONS).
+    for (const [method, path] of [
+      ['GET', restaurantPath],
+      ['PUT', `/labor/v1/employees/${world.archivedEmployee.guid}/unarchive`],
+    ] as const) {
+      const res = await corsApp.inject({
+        method: 'OPTIONS',
+        url: `/api${path}`,
+        headers: {
+          origin: FRONT,
+          'access-control-request-method': method,
+          'access-control-request-headers': `authorization,${RESTAURANT_HEADER}`,
+        },
+      });
+      expect(res.statusCode, method).toBe(204);
+      expect(res.headers['access-control-allow-origin'], method).toBe(FRONT);
+      expect(res.headers['access-control-allow-methods'], method).toContain(method);
+      expect(res.headers['access-control-allow-headers'], method).toBe(
+        `authorization,${RESTAURANT_HEADER}`,
+      );
+    }
+  });
+
+  it("carries the plugin's headers on the API's answers, a refusal's too", async () => {
+    const found = await corsApp.inject({
+      url: `/api${restaurantPath}`,
+      headers: as({ origin: FRONT }),
+    });
+    expect(found.statusCode).toBe(200);
+    expect(found.headers['access-control-allow-origin']).toBe(FRONT);
+    expect(found.headers['access-control-expose-headers']).toBe('X-Request-Id');
+    const refused = await corsApp.inject({
+      url: `/api${restaurantPath}`,
+      headers: { origin: FRONT },
+    });
+    expectProblem(refused, 401, 'INVALID_TOKEN');
+    expect(refused.headers['access-control-allow-origin']).toBe(FRONT);
   });
 });
 

@@ -1,4 +1,9 @@
-import type { RateLimitDecision } from './rate-limit.js';
+/** The `RateLimit-*` values of an answer, as its headers carry them (a rate-limit decision's). */
+export interface RateLimitValues {
+  readonly limit: string;
+  readonly remaining: string;
+  readonly reset: string;
+}
 
 /** The headers the API sets itself, which the host's `responseHeaders` cannot replace. */
 const API_HEADERS: ReadonlySet<string> = new Set([
@@ -82,7 +87,7 @@ export class AnswerHeaders {
    */
   of(
     requestId: string,
-    limits: RateLimitDecision | undefined,
+    limits: RateLimitValues | undefined,
     type: string,
     length: string,
     own: Readonly<Record<string, string>> | undefined,

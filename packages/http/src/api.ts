@@ -3,6 +3,7 @@ import {
   type Clock,
   type IdSource,
   isThenable,
+  type RateLimitWindow,
   type RecordedEvent,
   type WorkforceStore,
 } from '@workforce-kit/core';
@@ -15,7 +16,7 @@ import type { Logger, LogSource } from './logger.js';
 import { createOperationRunner, withinRequestSpans } from './operation-runner.js';
 import { type ApiOperation, pathsOf, prefixesOf, readOperations } from './operations.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
-import { createRateLimiter, type RateLimitOptions, type RateLimitWindow } from './rate-limit.js';
+import { createRateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { newUuid } from './request-id.js';
 import { compileRequestValidators } from './request-validation.js';
 import { compileResponseValidator } from './response-validation.js';
@@ -203,14 +204,11 @@ function handOn(
   }
 }
 
-/** Counts each refusal by the window that refused. */
+/** Counts each refusal by the window that refused (both print at 0 until then). */
 function countRefusals(metrics: HttpMetrics): (window: RateLimitWindow['name']) => void {
   const byWindow = {
     second: metrics.rateLimitRefusals.labels('second'),
     '15 minutes': metrics.rateLimitRefusals.labels('15 minutes'),
   };
-  // Both series from the start, at 0: a rate of refusals is then defined before the first one.
-  byWindow.second.inc(0);
-  byWindow['15 minutes'].inc(0);
   return (window) => byWindow[window].inc();
 }

@@ -1,7 +1,7 @@
 /**
  * The identifier inputs of a request, each parsed once, by the core's parser, where the edge takes
  * the request in: the path parameters the spec gives a `GuidInput` or `RecordIdInput` schema
- * (`parseGuid`, `parseRecordId`), and the context restaurant, which `authorization`
+ * (`parseGuid`, `parseRecordId`), and the context restaurant, which `contextRestaurant`
  * (auth/authorize.ts) parsed from its header. ajv does not check them (request-validation.ts leaves
  * them out of its schemas); the use cases take what the parsers made.
  */
@@ -46,6 +46,9 @@ const malformed = (error: MalformedIdentifier): InvalidInput => ({
   missing: false,
 });
 
+/** The identifiers of a request's path, each parsed by the core's parser, by parameter name. */
+export type PathIdentifiers = Readonly<Record<string, Guid | RecordIdentifier>>;
+
 /**
  * An operation's path parameters: percent-decoded, each identifier parsed. The operation runner
  * reads what its use case takes; a parameter the spec does not give the operation is a defect
@@ -54,7 +57,7 @@ const malformed = (error: MalformedIdentifier): InvalidInput => ({
 export class PathInputs {
   constructor(
     private readonly values: Readonly<Record<string, string>>,
-    private readonly identifiers: ReadonlyMap<string, Guid | RecordIdentifier>,
+    private readonly identifiers: PathIdentifiers,
   ) {}
 
   /** A parameter the spec leaves a plain string, as sent: `restaurantGUID`. */
@@ -66,14 +69,14 @@ export class PathInputs {
 
   /** A `GuidInput` parameter, parsed: unarchive's `employeeId`. */
   guid(name: string): Guid {
-    const value = this.identifiers.get(name);
+    const value = this.identifiers[name];
     if (typeof value !== 'string') throw new Error(`${name} is not a GuidInput of the operation`);
     return value;
   }
 
   /** A `RecordIdInput` parameter, parsed: `shiftId`, archive's `employeeId`. */
   recordId(name: string): RecordIdentifier {
-    const value = this.identifiers.get(name);
+    const value = this.identifiers[name];
     if (typeof value !== 'object') {
       throw new Error(`${name} is not a RecordIdInput of the operation`);
     }
@@ -81,15 +84,18 @@ export class PathInputs {
   }
 }
 
-const NO_IDENTIFIERS: ReadonlyMap<string, Guid | RecordIdentifier> = new Map();
+/** The path of an operation without identifiers: one answer, as it holds nothing of a request's. */
+const NO_IDENTIFIERS: Result<PathIdentifiers, InvalidInput[]> = ok(Object.freeze({}));
 
 /** The identifier inputs of one operation's requests. */
 export interface IdentifierInputs {
-  /** The path parameters with each identifier parsed, or the malformed ones in the path's order. */
-  readonly path: (params: Readonly<Record<string, string>>) => Result<PathInputs, InvalidInput[]>;
+  /** The path's identifiers, each parsed, or the malformed ones in the path's order. */
+  readonly path: (
+    params: Readonly<Record<string, string>>,
+  ) => Result<PathIdentifiers, InvalidInput[]>;
   /**
-   * The context restaurant, as `authorization` (auth/authorize.ts) parsed it from its header, or
-   * the header as an invalid input: missing, or not a GUID.
+   * The context restaurant, as `contextRestaurant` (auth/authorize.ts) parsed it from its header,
+   * or the header as an invalid input: missing, or not a GUID.
    */
   readonly restaurant: (
     parsed: Guid | undefined,
@@ -119,7 +125,7 @@ function contextRestaurant(
  * @example
  * ```ts
  * const inputs = compileIdentifierInputs(operation); // DELETE /labor/v1/shifts/{shiftId}
- * inputs.path({ shiftId: 'SCHEDULER:42' }); // ok(PathInputs): recordId('shiftId') is { kind: 'externalId', … }
+ * inputs.path({ shiftId: 'SCHEDULER:42' }); // ok({ shiftId: { kind: 'externalId', … } })
  * inputs.path({ shiftId: 'shift 42' }); // err([{ path: '/params/shiftId', message: 'must be a platform GUID or …' }])
  * ```
  */
@@ -143,9 +149,8 @@ export function compileIdentifierInputs(operation: ApiOperation): IdentifierInpu
   });
   return {
     path(params) {
-      // Made only when the operation has identifiers in its path (getRestaurant has none).
-      const parsed =
-        inPath.length === 0 ? NO_IDENTIFIERS : new Map<string, Guid | RecordIdentifier>();
+      if (inPath.length === 0) return NO_IDENTIFIERS;
+      const parsed: Record<string, Guid | RecordIdentifier> = {};
       let invalid: InvalidInput[] | undefined;
       for (const { name, field, parse } of inPath) {
         const value = params[name];
@@ -156,13 +161,13 @@ export function compileIdentifierInputs(operation: ApiOperation): IdentifierInpu
         }
         const result = parse(value, field);
         if (result.isOk()) {
-          (parsed as Map<string, Guid | RecordIdentifier>).set(name, result.value);
+          parsed[name] = result.value;
         } else {
           invalid ??= [];
           invalid.push(malformed(result.error));
         }
       }
-      return invalid !== undefined ? err(invalid) : ok(new PathInputs(params, parsed));
+      return invalid !== undefined ? err(invalid) : ok(parsed);
     },
     restaurant: contextRestaurant,
   };

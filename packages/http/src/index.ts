@@ -8,6 +8,13 @@
  *
  * @packageDocumentation
  */
+
+export type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from '@workforce-kit/core';
 export { API_DEFAULTS, type ApiOptions, type ApiStore } from './api.js';
 export type {
   AccessTokenVerifier,
@@ -30,14 +37,7 @@ export {
   type ProblemFieldError,
   type ProblemOccurrence,
 } from './problems.js';
-export {
-  RATE_LIMIT_DEFAULTS,
-  type RateLimitOptions,
-  type RateLimitWindow,
-  type WindowCount,
-  type WindowCounter,
-  type WindowDecision,
-} from './rate-limit.js';
+export { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './rate-limit.js';
 export {
   toEmployeeBody,
   toRestaurantBody,

@@ -4,27 +4,30 @@ import { finished } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { MaybeAsync } from '@workforce-kit/core';
+import { err, ok, type Result } from 'neverthrow';
 import getRawBody from 'raw-body';
 import type { ProblemOccurrence } from './problems.js';
 
 /** A request body as read: its JSON value (`undefined` for an empty body), or the problem that refuses it. */
-export type JsonBody =
-  | { readonly value: unknown; readonly problem?: undefined }
-  | { readonly problem: ProblemOccurrence };
+export type JsonBody = Result<unknown, ProblemOccurrence>;
 
-const TOO_LARGE: JsonBody = {
-  problem: { code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is too large.' },
-};
-const UNSUPPORTED_ENCODING: JsonBody = {
-  problem: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'The body encoding is not supported.' },
-};
-const NOT_JSON: JsonBody = {
-  problem: { code: 'MALFORMED_JSON', detail: 'The request body is not valid JSON.' },
-};
-const UNREADABLE: JsonBody = {
-  problem: { code: 'MALFORMED_JSON', detail: 'The request body cannot be read as JSON.' },
-};
-const NONE: JsonBody = { value: undefined };
+const TOO_LARGE: JsonBody = err({
+  code: 'PAYLOAD_TOO_LARGE',
+  detail: 'The request body is too large.',
+});
+const UNSUPPORTED_ENCODING: JsonBody = err({
+  code: 'UNSUPPORTED_MEDIA_TYPE',
+  detail: 'The body encoding is not supported.',
+});
+const NOT_JSON: JsonBody = err({
+  code: 'MALFORMED_JSON',
+  detail: 'The request body is not valid JSON.',
+});
+const UNREADABLE: JsonBody = err({
+  code: 'MALFORMED_JSON',
+  detail: 'The request body cannot be read as JSON.',
+});
+const NONE: JsonBody = ok(undefined);
 
 /**
  * A request body as the web's Fetch API gives it: a `Request` (or anything whose `body` is the
@@ -82,7 +85,7 @@ function decoderOf(encoding: string): (() => Transform) | null | undefined {
  * @example
  * ```ts
  * const body = await readJsonBody(req, req.headers, 16 * 1024);
- * if (body.problem !== undefined) return answer(body.problem);
+ * if (body.isErr()) return answer(body.error);
  * ```
  */
 export function readJsonBody(
@@ -148,7 +151,7 @@ async function readStream(
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (json === '') return NONE;
   try {
-    return { value: JSON.parse(json) };
+    return ok(JSON.parse(json));
   } catch {
     return NOT_JSON;
   }

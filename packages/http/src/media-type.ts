@@ -16,6 +16,8 @@ import contentType from 'content-type';
  */
 export function isJsonMediaType(header: string | undefined): boolean {
   if (header === undefined) return false;
+  // The forms clients send, taken without parsing (the parser makes objects of each header).
+  if (header === 'application/json' || header === 'application/json; charset=utf-8') return true;
   try {
     const parsed = contentType.parse(header);
     const charset = parsed.parameters.charset?.toLowerCase();

@@ -14,7 +14,7 @@ import {
   unarchiveEmployee,
   whenReady,
 } from '@workforce-kit/core';
-import type { Result } from 'neverthrow';
+import { ok, type Result } from 'neverthrow';
 import type { PathInputs } from './identifier-inputs.js';
 import type { OperationId } from './operations.js';
 import type { RequestTelemetry } from './telemetry.js';
@@ -36,19 +36,16 @@ export interface OperationInput {
   readonly telemetry?: RequestTelemetry | undefined;
 }
 
-/**
- * An operation's outcome: the 200's body (the JSON text and its byte length the answer sends), and
- * the events of its change; or the core's error.
- */
-export type OperationResult =
-  | {
-      readonly text: string;
-      /** `Content-Length`: the text's length in bytes. */
-      readonly length: string;
-      readonly events: readonly RecordedEvent[];
-      readonly error?: undefined;
-    }
-  | { readonly error: DomainError };
+/** The 200 of an operation: its body (the JSON text and its byte length), and its change's events. */
+export interface Answered {
+  readonly text: string;
+  /** `Content-Length`: the text's length in bytes. */
+  readonly length: string;
+  readonly events: readonly RecordedEvent[];
+}
+
+/** An operation's outcome: its 200, or the core's error. */
+export type OperationResult = Result<Answered, DomainError>;
 
 /** Runs an operation's use case: its outcome now when the store answers at once, else later. */
 export type OperationRunner = (
@@ -58,21 +55,18 @@ export type OperationRunner = (
 
 const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);
 
-/** The outcome of an operation that answered 200. */
-export type Answered = Extract<OperationResult, { readonly text: string }>;
-
 /** A 200's body as it goes on the wire. */
-function answered(text: string, events: readonly RecordedEvent[]): Answered {
-  return { text, length: String(Buffer.byteLength(text)), events };
+function answered(text: string, events: readonly RecordedEvent[]): OperationResult {
+  return ok({ text, length: String(Buffer.byteLength(text)), events });
 }
 
 /**
  * The 200 of a read, kept with the record it was made of: a store's records are immutable values
- * (the memory store's are frozen), so the same record read again is answered with the same text,
- * made once.
+ * (the memory store's are frozen), so the same record read again is answered with the same
+ * outcome, made once.
  */
-function keptWith<T extends object>(toJson: (record: T) => string): (record: T) => Answered {
-  const kept = new WeakMap<T, Answered>();
+function keptWith<T extends object>(toJson: (record: T) => string): (record: T) => OperationResult {
+  const kept = new WeakMap<T, OperationResult>();
   return (record) => {
     const known = kept.get(record);
     if (known !== undefined) return known;
@@ -87,11 +81,11 @@ const committed =
   ({ record, events }: Committed<T>) =>
     answered(toJson(record), events);
 
-/** A use case's result as the pipeline takes it: its 200's body made of its value, or its error. */
+/** A use case's result as the pipeline takes it: its 200 made of its value, or its error. */
 const outcomeOf =
-  <T>(toAnswer: (value: T) => Answered) =>
+  <T>(toAnswer: (value: T) => OperationResult) =>
   (result: Result<T, DomainError>): OperationResult =>
-    result.isOk() ? toAnswer(result.value) : { error: result.error };
+    result.andThen(toAnswer);
 
 /**
  * The use case of each operation, its command made of the parsed inputs (the spec names each

@@ -1,12 +1,12 @@
 /**
  * The request pipeline of the API, whatever the web framework: a request's head and body in, its
- * answer (status, headers, body) out. Routing finds the operation; then `STEPS`, in order, run by
- * a `StepDriver`, answer it. docs/architecture.md ("The steps and the driver") shows the list and
+ * answer (status, headers, body) out. Routing finds the operation and parses the URL; then
+ * `STEPS`, in order, run by a `StepDriver`, answer it, each taking what the one before it found
+ * out (request-stages.ts). docs/architecture.md ("The steps and the driver") shows the list and
  * says how to add a step.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
-import { type RecordedEvent, whenReady } from '@workforce-kit/core';
+import { type MaybeAsync, type RecordedEvent, whenReady } from '@workforce-kit/core';
 import type { Result } from 'neverthrow';
 import { AnswerHeaders } from './answer-headers.js';
 import type {
@@ -15,7 +15,7 @@ import type {
   TokenRejected,
   VerifierUnavailable,
 } from './auth/access-token.js';
-import { authorization, NO_TOKEN, RESTAURANT_HEADER } from './auth/authorize.js';
+import { authorization, contextRestaurant, NO_TOKEN, RESTAURANT_HEADER } from './auth/authorize.js';
 import { bearerToken } from './auth/bearer.js';
 import { type JsonBody, readJsonBody, type UnreadBody } from './json-body.js';
 import type { Logger, LogSource } from './logger.js';
@@ -27,12 +27,19 @@ import {
   type ProblemOccurrence,
   validationProblem,
 } from './problems.js';
-import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
-import { OperationRequest, RequestState, type SharedParts } from './request-state.js';
+import { type RateLimitDecision, type RateLimiter, rateLimitKey } from './rate-limit.js';
+import {
+  AuthorizedRequest,
+  LimitedRequest,
+  RequestWithBody,
+  RoutedRequest,
+  ValidRequest,
+} from './request-stages.js';
+import { type Answer, RequestState, type SharedParts } from './request-state.js';
 import type { RequestValidator } from './request-validation.js';
 import type { ResponseValidator } from './response-validation.js';
 import type { RouteTable } from './route-table.js';
-import { type Step, StepDriver } from './step-driver.js';
+import { StepDriver, Steps } from './step-driver.js';
 import type { AnsweredResponse, Telemetry } from './telemetry.js';
 
 /** A request as an adapter reads it from its framework. */
@@ -112,23 +119,8 @@ export interface PipelineParts {
   readonly emit: (events: readonly RecordedEvent[], request: LogSource) => void;
 }
 
-/**
- * The steps of an operation's request, in order: each answers the request or lets it go on. No
- * body is read before the head's steps (the token, the restaurant, the rate limits, the media
- * type) pass.
- */
-const STEPS: readonly Step<OperationRequest>[] = [
-  authorize, // the bearer token (401, 503), its scope (403), the restaurant it may act for (403)
-  limitRate, // the rate limits (429); their headers on every answer from here on
-  checkMediaType, // a body's media type (415)
-  readBody, // the body (413, 400)
-  validate, // the inputs: path encoding, then the spec (400)
-  runUseCase, // the use case: its problem, or its events handed on and the 200
-];
-
 type Verified = Result<Principal, TokenRejected | VerifierUnavailable>;
 
-const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
 const NOT_FOUND: ProblemOccurrence = { code: 'NOT_FOUND', detail: 'No operation has this path.' };
 const UNSUPPORTED_MEDIA_TYPE: ProblemOccurrence = {
   code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -136,65 +128,64 @@ const UNSUPPORTED_MEDIA_TYPE: ProblemOccurrence = {
 };
 
 /** The bearer token and the restaurant it may act for, decided in auth/authorize.ts. */
-function authorize(request: OperationRequest) {
+export function authorize(request: RoutedRequest): MaybeAsync<AuthorizedRequest | Answer> {
   const token = bearerToken(request.incoming.headers.authorization);
   if (token === undefined) return request.problem(NO_TOKEN);
   return whenReady(request.shared.parts.verifier.verify(token), permit, request);
 }
 
-function permit(verified: Verified, request: OperationRequest) {
+function permit(verified: Verified, request: RoutedRequest): AuthorizedRequest | Answer {
   const { headers, address } = request.incoming;
-  const scope = request.operation.scope;
-  const permission = authorization(verified, scope, headers[RESTAURANT_HEADER], address, request);
-  if (permission.problem !== undefined) return request.problem(permission.problem);
-  request.restaurant = permission.restaurant;
-  request.rateLimitKey = permission.rateLimitKey;
-  return undefined;
+  const restaurant = contextRestaurant(headers[RESTAURANT_HEADER]);
+  const permission = authorization(verified, request.operation.scope, restaurant, request);
+  if (permission.isErr()) return request.problem(permission.error);
+  return new AuthorizedRequest(request, restaurant, rateLimitKey(restaurant, address));
 }
 
 /** The rate limits of the restaurant (or the client's address), decided in rate-limit.ts. */
-function limitRate(request: OperationRequest) {
-  const limiter = request.shared.parts.rateLimiter;
-  if (limiter === undefined) return undefined;
-  return whenReady(limiter.check(request.rateLimitKey, request), limited, request);
+export function limitRate(request: AuthorizedRequest): MaybeAsync<LimitedRequest | Answer> {
+  const limiter = request.parts.rateLimiter;
+  if (limiter === undefined) return new LimitedRequest(request, undefined);
+  return whenReady(limiter.check(request), limited, request);
 }
 
-function limited(decision: RateLimitDecision | undefined, request: OperationRequest) {
-  request.limits = decision;
-  return decision?.refused === undefined ? undefined : request.problem(decision.refused);
+function limited(
+  decision: RateLimitDecision | undefined,
+  request: AuthorizedRequest,
+): LimitedRequest | Answer {
+  const limitedRequest = new LimitedRequest(request, decision);
+  const refused = decision?.refusal();
+  return refused === undefined ? limitedRequest : limitedRequest.problem(refused);
 }
 
 /** The media type of an operation that takes a body: JSON in UTF-8. */
-function checkMediaType(request: OperationRequest) {
-  if (request.operation.bodySchema === undefined) return undefined;
-  if (isJsonMediaType(request.incoming.headers['content-type'])) return undefined;
+export function checkMediaType(request: LimitedRequest): LimitedRequest | Answer {
+  const { operation, incoming } = request.routed;
+  if (operation.bodySchema === undefined) return request;
+  if (isJsonMediaType(incoming.headers['content-type'])) return request;
   return request.problem(UNSUPPORTED_MEDIA_TYPE);
 }
 
 /** The body of an operation that takes one: read, inflated, parsed (json-body.ts). */
-function readBody(request: OperationRequest) {
-  if (request.operation.bodySchema === undefined) return undefined;
-  const { headers, body } = request.incoming;
-  if ('parsed' in body) {
-    request.body = body.parsed;
-    return undefined;
-  }
-  const read = readJsonBody(body, headers, request.shared.parts.bodyLimitBytes);
+export function readBody(request: LimitedRequest): MaybeAsync<RequestWithBody | Answer> {
+  const { operation, incoming } = request.routed;
+  if (operation.bodySchema === undefined) return new RequestWithBody(request, undefined);
+  const { headers, body } = incoming;
+  if ('parsed' in body) return new RequestWithBody(request, body.parsed);
+  const read = readJsonBody(body, headers, request.parts.bodyLimitBytes);
   return whenReady(read, bodyRead, request);
 }
 
-function bodyRead(read: JsonBody, request: OperationRequest) {
-  if (read.problem !== undefined) return request.problem(read.problem);
-  request.body = read.value;
-  return undefined;
+function bodyRead(read: JsonBody, request: LimitedRequest): RequestWithBody | Answer {
+  return read.isErr() ? request.problem(read.error) : new RequestWithBody(request, read.value);
 }
 
 /**
  * The inputs: a constrained path parameter that does not percent-decode, then the spec (the
  * identifiers parsed, the restaurant's as authorized).
  */
-function validate(request: OperationRequest) {
-  const { route, incoming } = request;
+export function validate(request: RequestWithBody): ValidRequest | Answer {
+  const { route, incoming } = request.routed;
   if (route.undecodable !== undefined) {
     const input = {
       path: `/params/${route.undecodable}`,
@@ -203,43 +194,47 @@ function validate(request: OperationRequest) {
     };
     return request.problem(validationProblem([input]));
   }
-  const queryAt = incoming.url.indexOf('?');
-  const query = queryAt < 0 ? NO_QUERY : parseQuery(incoming.url.slice(queryAt + 1));
-  const check = request.shared.parts.requestValidators.get(request.operation.id)?.(
+  const check = request.parts.requestValidators.get(route.operation.id)?.(
     route.params,
     incoming.headers,
-    query,
+    route.query,
     request.body,
     request.restaurant,
   );
-  if (check === undefined || !check.valid) {
-    return request.problem(validationProblem(check?.invalid ?? []));
-  }
-  request.inputs = check;
-  return undefined;
+  if (check === undefined) return request.problem(validationProblem([]));
+  if (check.isErr()) return request.problem(validationProblem(check.error));
+  return new ValidRequest(request, check.value);
 }
 
 /** The use case over the store (operation-runner.ts), given the parsed inputs. */
-function runUseCase(request: OperationRequest) {
-  const { inputs } = request;
-  const result = request.shared.parts.run(request.operation.id, {
-    restaurant: inputs.restaurant,
-    path: inputs.path,
-    query: inputs.query,
-    requestId: request.requestId,
-    telemetry: request.telemetry,
-  });
-  return whenReady(result, respond, request);
+export function runUseCase(request: ValidRequest): MaybeAsync<Answer> {
+  const outcome = request.parts.run(request.routed.operation.id, request);
+  return whenReady(outcome, respond, request);
 }
 
-function respond(result: OperationResult, request: OperationRequest) {
-  if (result.error !== undefined) {
+function respond(result: OperationResult, request: ValidRequest): Answer {
+  if (result.isErr()) {
     logDomainError(result.error, request.log);
     return request.problem(domainProblem(result.error));
   }
-  if (result.events.length > 0) request.shared.parts.emit(result.events, request);
-  return request.ok(result);
+  const answered = result.value;
+  if (answered.events.length > 0) request.parts.emit(answered.events, request);
+  return request.ok(answered);
 }
+
+/**
+ * The steps of an operation's request, in order: each takes what the one before it found out
+ * and answers the request or finds out more, so that a step put before what it takes does not
+ * compile. No body is read before the head's steps (the token, the restaurant, the rate limits,
+ * the media type) pass.
+ */
+const STEPS = Steps.from<RoutedRequest>()
+  .and(authorize) // the bearer token (401, 503), its scope (403), the restaurant it may act for (403)
+  .and(limitRate) // the rate limits (429); their headers on every answer from here on
+  .and(checkMediaType) // a body's media type (415)
+  .and(readBody) // the body (413, 400)
+  .and(validate) // the inputs: path encoding, then the spec (400)
+  .and(runUseCase); // the use case: its problem, or its events handed on and the 200
 
 /**
  * Makes the pipeline from the API's parts, once.
@@ -256,11 +251,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   const shared: SharedParts = { parts, headers: new AnswerHeaders(parts.responseHeaders) };
   const driver = new StepDriver(STEPS, parts.requestTimeoutMs);
   return (request) => {
-    const queryAt = request.url.indexOf('?');
-    const match = parts.route(
-      request.method,
-      queryAt < 0 ? request.url : request.url.slice(0, queryAt),
-    );
+    const match = parts.route(request.method, request.url);
     if (match === undefined) return undefined;
     if (match.kind !== 'operation') {
       return new RequestState(shared, request, undefined).problem(
@@ -273,6 +264,6 @@ export function createPipeline(parts: PipelineParts): Pipeline {
             },
       );
     }
-    return driver.run(new OperationRequest(shared, request, match));
+    return driver.run(new RoutedRequest(shared, request, match));
   };
 }

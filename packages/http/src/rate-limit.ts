@@ -1,56 +1,17 @@
-import { isThenable, type MaybeAsync, type Thenable } from '@workforce-kit/core';
+import {
+  type Guid,
+  isThenable,
+  type MaybeAsync,
+  type RateLimitWindow,
+  runSteps,
+  type StepList,
+  type WindowCount,
+  type WindowCounter,
+  type WindowDecision,
+} from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import type { LogSource } from './logger.js';
 import type { ProblemOccurrence } from './problems.js';
-
-/** One rate-limit window, as the edge asks a limiter for it. */
-export interface RateLimitWindow {
-  readonly name: 'second' | '15 minutes';
-  /** Requests allowed per window. */
-  readonly points: number;
-  readonly durationSeconds: number;
-}
-
-/** A window's count of a key after a request: what is left, and when it resets. */
-export interface WindowCount {
-  readonly remainingPoints: number;
-  readonly msBeforeNext: number;
-}
-
-/** A window's count of a key after a request, answered at once: the count, and whether it was refused. */
-export interface WindowDecision {
-  readonly count: WindowCount;
-  /** The window had no point left: the request is refused (and was not counted). */
-  readonly spent: boolean;
-}
-
-/**
- * What the edge asks of a window's limiter: count a request of a key. A rate-limiter-flexible
- * limiter fits as it is (`RateLimiterRedis`, `RateLimiterPostgres`, …). A limiter that can often
- * decide from what it holds (leased or cached counts) also offers `consumeNow`, so that the
- * request is decided without a promise.
- */
-export interface WindowCounter {
-  /**
-   * Resolves with the count while the key has points left; rejects with the count (not an
-   * `Error`) when they are spent. Any other rejection is the limiter's failure.
-   */
-  consume(key: string): Promise<WindowCount>;
-  /**
-   * Optional: counts a request of `key` at once, when the limiter can decide from what it holds;
-   * `undefined` when it cannot, having counted nothing, and the edge then calls `consume`. A
-   * throw is the limiter's failure, as a rejection of `consume` is.
-   *
-   * @param key - the restaurant context (or the client's address)
-   * @returns the decision, or `undefined` to be asked through `consume`
-   * @example
-   * ```ts
-   * const decided = counter.consumeNow?.(key);
-   * const count = decided === undefined ? await counter.consume(key) : decided.count;
-   * ```
-   */
-  consumeNow?(key: string): WindowDecision | undefined;
-}
 
 /** Rate limits per restaurant context (per client address when a request names none). */
 export interface RateLimitOptions {
@@ -105,8 +66,6 @@ export class MemoryWindowCounter implements WindowCounter {
   readonly #points: number;
   readonly #durationMs: number;
   readonly #keys: LRUCache<string, KeyWindow>;
-  /** The decision `consumeNow` answers, written in place: its caller reads it at once. */
-  readonly #decision = { count: { remainingPoints: 0, msBeforeNext: 0 }, spent: false };
 
   constructor(window: RateLimitWindow, maxKeys: number) {
     this.#points = window.points;
@@ -119,7 +78,7 @@ export class MemoryWindowCounter implements WindowCounter {
     return this.#keys.size;
   }
 
-  /** Counts a request of `key`; the answer is valid until the next call. */
+  /** Counts a request of `key`: a new decision, the caller's to keep. */
   consumeNow(key: string): WindowDecision {
     const now = Date.now();
     let held = this.#keys.get(key, KEY_GET);
@@ -127,34 +86,96 @@ export class MemoryWindowCounter implements WindowCounter {
       held = { counted: 0, resetsAt: now + this.#durationMs };
       this.#keys.set(key, held);
     }
-    const decision = this.#decision;
-    decision.spent = held.counted >= this.#points;
-    if (!decision.spent) held.counted += 1;
-    decision.count.remainingPoints = this.#points - held.counted;
-    decision.count.msBeforeNext = held.resetsAt - now;
-    return decision;
+    const spent = held.counted >= this.#points;
+    if (!spent) held.counted += 1;
+    // `| 0`: a window's milliseconds fit an int32, so the decision holds a small integer, not a
+    // boxed number.
+    const msBeforeNext = (held.resetsAt - now) | 0;
+    return { remainingPoints: this.#points - held.counted, msBeforeNext, spent };
   }
 
   consume(key: string): Promise<WindowCount> {
-    const { count, spent } = this.consumeNow(key);
-    const copy = { ...count };
-    return spent ? Promise.reject(copy) : Promise.resolve(copy);
+    const decided = this.consumeNow(key);
+    return decided.spent ? Promise.reject(decided) : Promise.resolve(decided);
+  }
+}
+
+/** A window the rate limits count in: its counter, and its points as `RateLimit-Limit` says them. */
+interface CountedWindow {
+  readonly window: RateLimitWindow;
+  readonly limit: string;
+  readonly counter: WindowCounter;
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * A request's rate-limit decision: the window that describes it (the one closest to running out,
+ * or the one that refused it) and its count there. The `RateLimit-*` values are made from them
+ * when an answer is written.
+ */
+export class RateLimitDecision {
+  constructor(
+    readonly counted: CountedWindow,
+    readonly count: WindowDecision,
+  ) {}
+
+  /** `RateLimit-Limit`: the window's points. */
+  get limit(): string {
+    return this.counted.limit;
+  }
+
+  /** `RateLimit-Remaining`. */
+  get remaining(): string {
+    return String(this.count.remainingPoints);
+  }
+
+  /** `RateLimit-Reset`: seconds until the window ends (and `Retry-After` on a 429). */
+  get reset(): string {
+    return String(seconds(this.count.msBeforeNext));
+  }
+
+  /** The 429 of a refused request; `undefined` when it was let through. */
+  refusal(): ProblemOccurrence | undefined {
+    if (!this.count.spent) return undefined;
+    const { window } = this.counted;
+    const retry = seconds(this.count.msBeforeNext);
+    return {
+      code: 'RATE_LIMITED',
+      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
+      headers: { 'Retry-After': String(retry) },
+    };
   }
 }
 
 /**
- * A request's rate-limit decision: the `RateLimit-*` values (as the headers carry them) of the
- * window closest to running out, or of the one that refused; and the 429 when it is refused.
+ * The key of each restaurant counted lately, made once: a request's key is looked up, where
+ * making it would make a string and, for the counters' maps, a flat copy of it.
  */
-export interface RateLimitDecision {
-  /** The window's points: `RateLimit-Limit`. */
-  readonly limit: string;
-  /** `RateLimit-Remaining`. */
-  readonly remaining: string;
-  /** Seconds until the window ends: `RateLimit-Reset` (and `Retry-After` on a 429). */
-  readonly reset: string;
-  /** The 429 of a refused request. */
-  readonly refused: ProblemOccurrence | undefined;
+const RESTAURANT_KEYS = new LRUCache<Guid, string>({ max: RATE_LIMIT_DEFAULTS.maxKeys });
+const RESTAURANT_KEY_GET: LRUCache.GetOptions<Guid, string, unknown> = {};
+
+/**
+ * The key the rate limits count a request against: its restaurant context, else (a request that
+ * names none usable, which validation then refuses) the client's address.
+ *
+ * @param restaurant - the context restaurant the request may act for
+ * @param address - the client's address: the socket's, not one a header claims
+ */
+export function rateLimitKey(restaurant: Guid | undefined, address: string | undefined): string {
+  if (restaurant === undefined) return `ip:${address ?? 'unknown'}`;
+  let key = RESTAURANT_KEYS.get(restaurant, RESTAURANT_KEY_GET);
+  if (key === undefined) {
+    key = `restaurant:${restaurant}`;
+    RESTAURANT_KEYS.set(restaurant, key);
+  }
+  return key;
+}
+
+/** What the rate limits count a request by: the key its windows count, and its log. */
+export interface RateLimitSubject extends LogSource {
+  /** The restaurant context, else the client's address: {@link rateLimitKey}. */
+  readonly rateLimitKey: string;
 }
 
 /**
@@ -163,50 +184,8 @@ export interface RateLimitDecision {
  * once; else a promise.
  */
 export interface RateLimiter {
-  check(key: string, request: LogSource): MaybeAsync<RateLimitDecision | undefined>;
+  check(request: RateLimitSubject): MaybeAsync<RateLimitDecision | undefined>;
 }
-
-/**
- * The limiter's verdict so far on one request, filled window by window. Its header values are kept
- * as text, made once for the window that describes the request.
- */
-class Decision implements RateLimitDecision {
-  /** `''` until a window counted the request (then it has no headers). */
-  limit = '';
-  remaining = '';
-  reset = '';
-  refused: ProblemOccurrence | undefined;
-  /** The requests left in the window that describes it, to compare the next window's with. */
-  least = 0;
-
-  /** Takes a window's count: the window with the fewest requests left describes the request. */
-  allow(counted: CountedWindow, count: WindowCount): void {
-    if (this.limit !== '' && count.remainingPoints >= this.least) return;
-    describe(this, counted, count);
-  }
-
-  /** The window had no point left: the 429, described by that window. */
-  refuse(counted: CountedWindow, count: WindowCount): void {
-    const { window } = counted;
-    const retry = seconds(count.msBeforeNext);
-    describe(this, counted, count);
-    this.refused = {
-      code: 'RATE_LIMITED',
-      detail: `The rate limit of this restaurant context (${window.points} per ${window.name}) is spent; retry in ${retry} s.`,
-      headers: { 'Retry-After': String(retry) },
-    };
-  }
-}
-
-/** The decision described by a window's count. */
-function describe(decision: Decision, { limit }: CountedWindow, count: WindowCount): void {
-  decision.limit = limit;
-  decision.least = count.remainingPoints;
-  decision.remaining = String(count.remainingPoints);
-  decision.reset = String(seconds(count.msBeforeNext));
-}
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** A counter's failure (its store is down): the request is let through, and it is logged. */
 class Unavailable {
@@ -231,9 +210,15 @@ function consumed(counter: WindowCounter, key: string): MaybeAsync<WindowDecisio
     return new Unavailable(failure);
   }
   return counting.then(
-    (count) => ({ count, spent: false }),
+    ({ remainingPoints, msBeforeNext }) => ({ remainingPoints, msBeforeNext, spent: false }),
     (rejection: unknown) =>
-      isCount(rejection) ? { count: rejection, spent: true } : new Unavailable(rejection),
+      isCount(rejection)
+        ? {
+            remainingPoints: rejection.remainingPoints,
+            msBeforeNext: rejection.msBeforeNext,
+            spent: true,
+          }
+        : new Unavailable(rejection),
   );
 }
 
@@ -254,103 +239,64 @@ export interface RateLimiterHooks {
   readonly onRefusal?: (window: RateLimitWindow['name']) => void;
 }
 
-interface CountedWindow {
-  readonly window: RateLimitWindow;
-  /** Its points, as `RateLimit-Limit` says them. */
-  readonly limit: string;
-  readonly counter: WindowCounter;
-}
+type Counting = MaybeAsync<RateLimitDecision | undefined>;
 
 /**
- * The rate limits: each request counted in each window in turn, per second then per 15 minutes, by
- * the window's counter (in memory, or the `limiter` given). Every counter is asked the same way:
- * at once through `consumeNow` when it can answer so (the in-memory one always can), else through
- * `consume`, awaited; the request waits only from the first window that cannot answer at once. A
- * request refused by the per-second window spends nothing of the 15-minute window, so that a
- * burst of refused requests cannot lock a restaurant out for 15 minutes. The `RateLimit-*` values
- * (IETF draft 6) describe the window closest to running out, and on a 429 the window that refused.
- * A counter that fails (its store is down) lets the request through, and the failure is logged.
+ * The step of one window: the request counted in it (at once when its counter can), and the
+ * decision so far taken on. A counter that fails lets the request through, logged; a window with
+ * no point left refuses it; else the window with fewer requests left describes it.
  */
-class WindowedRateLimiter implements RateLimiter {
-  readonly #windows: readonly CountedWindow[];
-  readonly #hooks: RateLimiterHooks;
-
-  constructor(windows: readonly CountedWindow[], hooks: RateLimiterHooks) {
-    this.#windows = windows;
-    this.#hooks = hooks;
-  }
-
-  check(key: string, request: LogSource): MaybeAsync<RateLimitDecision | undefined> {
-    return this.#countFrom(0, key, request, new Decision());
-  }
-
-  /** Counts the request in the windows from `first` on: at once while each answers at once. */
-  #countFrom(
-    first: number,
-    key: string,
-    request: LogSource,
-    decision: Decision,
-  ): MaybeAsync<RateLimitDecision | undefined> {
-    const windows = this.#windows;
-    for (let index = first; index < windows.length; index += 1) {
-      const counted = windows[index] as CountedWindow;
-      const decided = decisionOf(counted.counter, key);
-      if (isThenable(decided)) return this.#later(decided, index, key, request, decision);
-      if (!this.#take(counted, decided, request, decision)) return decision;
-    }
-    return decision.limit === '' ? undefined : decision;
-  }
-
-  /** Goes on from window `index` once its counter's decision settles. */
-  #later(
-    decided: Thenable<WindowDecision | Unavailable>,
-    index: number,
-    key: string,
-    request: LogSource,
-    decision: Decision,
-  ): MaybeAsync<RateLimitDecision | undefined> {
-    const counted = this.#windows[index] as CountedWindow;
-    return decided.then((later) =>
-      this.#take(counted, later, request, decision)
-        ? this.#countFrom(index + 1, key, request, decision)
-        : decision,
-    );
-  }
-
-  /** Takes a window's decision; whether the request goes on to the next window. */
-  #take(
-    counted: CountedWindow,
+function countIn(
+  counted: CountedWindow,
+  hooks: RateLimiterHooks,
+): (decision: RateLimitDecision | undefined, request: RateLimitSubject) => Counting {
+  const take = (
+    decision: RateLimitDecision | undefined,
     decided: WindowDecision | Unavailable,
-    request: LogSource,
-    decision: Decision,
-  ): boolean {
+    request: RateLimitSubject,
+  ): RateLimitDecision | undefined => {
     if (decided instanceof Unavailable) {
       request.log.warn(
         { err: decided.cause, window: counted.window.name },
         'rate limiter unavailable; request let through',
       );
-      return true;
+      return decision;
     }
-    if (!decided.spent) {
-      decision.allow(counted, decided.count);
-      return true;
+    if (decided.spent) {
+      hooks.onRefusal?.(counted.window.name);
+      return new RateLimitDecision(counted, decided);
     }
-    decision.refuse(counted, decided.count);
-    this.#hooks.onRefusal?.(counted.window.name);
-    return false;
-  }
+    return decision === undefined || decided.remainingPoints < decision.count.remainingPoints
+      ? new RateLimitDecision(counted, decided)
+      : decision;
+  };
+  return (decision, request) => {
+    const decided = decisionOf(counted.counter, request.rateLimitKey);
+    return isThenable(decided)
+      ? decided.then((later) => take(decision, later, request))
+      : take(decision, decided, request);
+  };
 }
 
+const isRefusal = (decision: RateLimitDecision | undefined) => decision?.count.spent === true;
+
 /**
- * The rate limits of the options, per second then per 15 minutes: each window counted in memory
- * (per process), or by the `limiter` given (shared).
+ * The rate limits of the options: each request counted in each window in turn, per second then per
+ * 15 minutes, by the window's counter (in memory, per process; or the `limiter` given, shared).
+ * Every counter is asked the same way: at once through `consumeNow` when it can answer so (the
+ * in-memory one always can), else through `consume`, awaited; the request waits only from the
+ * first window that cannot answer at once. A request refused by the per-second window spends
+ * nothing of the 15-minute window, so that a burst of refused requests cannot lock a restaurant
+ * out for 15 minutes. The `RateLimit-*` values (IETF draft 6) describe the window closest to
+ * running out, and on a 429 the window that refused. A counter that fails (its store is down) lets
+ * the request through, and the failure is logged.
  *
  * @param options - the limits, and the counter of a window
  * @param hooks - what is told of refusals
  * @example
  * ```ts
  * const limiter = createRateLimiter({ perSecond: 20 }, { onRefusal: (window) => refusals.inc() });
- * const decision = await limiter.check(`restaurant:${guid}`, { log });
+ * const decision = await limiter.check({ rateLimitKey: rateLimitKey(restaurant, address), log });
  * ```
  */
 export function createRateLimiter(
@@ -372,8 +318,11 @@ export function createRateLimiter(
   ];
   const counterOf =
     options.limiter ?? ((window: RateLimitWindow) => new MemoryWindowCounter(window, maxKeys));
-  return new WindowedRateLimiter(
-    windows.map((window) => ({ window, limit: String(window.points), counter: counterOf(window) })),
-    hooks,
-  );
+  const list: StepList<RateLimitDecision | undefined, RateLimitSubject> = {
+    steps: windows.map((window) =>
+      countIn({ window, limit: String(window.points), counter: counterOf(window) }, hooks),
+    ),
+    isDone: isRefusal,
+  };
+  return { check: (request) => runSteps(list, undefined, request) };
 }

@@ -1,7 +1,7 @@
 /**
- * Request timeouts without a timer per request: requests in flight are kept in arrival order
- * (so the oldest is first) and one timer, per router, answers those past their deadline. A request
- * leaves the set when it is answered.
+ * The deadlines of the requests that wait on a step, without a timer per request: they are kept in
+ * the order they started waiting (so the oldest is first), and one timer, the step driver's (one
+ * per API), answers those past their deadline. A request leaves the set when it is answered.
  */
 export class RequestDeadlines<T> {
   readonly #inFlight = new Map<T, number>();

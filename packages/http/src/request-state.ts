@@ -1,16 +1,12 @@
-import type { Guid } from '@workforce-kit/core';
-import type { AnswerHeaders } from './answer-headers.js';
+import type { AnswerHeaders, RateLimitValues } from './answer-headers.js';
 import type { Logger, LogSource } from './logger.js';
 import type { Answered } from './operation-runner.js';
 import type { ApiOperation } from './operations.js';
 import type { ApiAnswer, ApiRequest, PipelineParts } from './pipeline.js';
 import { INTERNAL_ERROR, type ProblemOccurrence, problemBody } from './problems.js';
-import type { RateLimitDecision } from './rate-limit.js';
 import { redactedUrl } from './redacted-url.js';
 import { requestIdFrom } from './request-id.js';
 import { RequestLogger } from './request-logger.js';
-import type { RequestCheck } from './request-validation.js';
-import type { OperationMatch } from './route-table.js';
 import type { AnsweredResponse, RequestTelemetry } from './telemetry.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -23,24 +19,70 @@ export interface SharedParts {
 }
 
 /**
- * A request the API takes, as far as its answer needs it: its id, its telemetry, the rate limits
- * counted for it, and how its answers are made. Its logger, whose lines carry the request id, is
- * made when a line is written.
+ * An answer the API made (a step's, or the driver's): `instanceof` tells it from what a step found
+ * out of a request. Its two kinds differ in `closed` alone.
+ */
+export abstract class MadeAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: string[],
+    readonly body: string,
+  ) {}
+}
+
+/** The answer of a request whose end nothing observes. */
+class PlainAnswer extends MadeAnswer implements ApiAnswer {
+  readonly closed = undefined;
+}
+
+/**
+ * The answer of a request whose end is observed (metrics, spans, its log line): `closed`, a method
+ * so that no function is made per answer, ends it. Adapters call it as `answer.closed?.(response)`.
+ */
+class ObservedAnswer extends MadeAnswer implements ApiAnswer {
+  constructor(
+    status: number,
+    headers: string[],
+    body: string,
+    private readonly request: RequestState,
+  ) {
+    super(status, headers, body);
+  }
+
+  closed(response: AnsweredResponse): void {
+    this.request.end(response);
+  }
+}
+
+/** An answer the API made, as an adapter writes it. */
+export type Answer = PlainAnswer | ObservedAnswer;
+
+/** Whether a value is an answer the API made. */
+export function isAnswer(value: unknown): value is Answer {
+  return value instanceof MadeAnswer;
+}
+
+/**
+ * A request the API takes, as far as its answer needs it: its id, its telemetry, and how its
+ * answers are made. Its logger, whose lines carry the request id, is made when a line is written.
  */
 export class RequestState implements LogSource {
   /** Its `X-Request-Id`: the host's, a sane one it was sent, or a new one. */
   readonly requestId: string;
   readonly telemetry: RequestTelemetry | undefined;
-  /** When it was taken (`performance.now()`), for its log line; `undefined` when none is written. */
+  /**
+   * When it was taken (`performance.now()`), for its telemetry and its log line; `undefined` when
+   * neither is kept, and its end is not observed.
+   */
   readonly started: number | undefined;
-  /** The rate limits' decision, once counted: its `RateLimit-*` go on every later answer. */
-  limits: RateLimitDecision | undefined;
   #log: RequestLogger | undefined;
+  #ended = false;
 
+  /** @param operation - the operation its path names, if any (its telemetry is labelled with it) */
   constructor(
     readonly shared: SharedParts,
     readonly incoming: ApiRequest,
-    readonly operation: ApiOperation | undefined,
+    operation: ApiOperation | undefined,
   ) {
     const { parts } = shared;
     const requestId = incoming.requestId ?? requestIdFrom(incoming.headers['x-request-id']);
@@ -51,7 +93,13 @@ export class RequestState implements LogSource {
       incoming.headers,
       requestId,
     );
-    this.started = parts.logRequests ? performance.now() : undefined;
+    this.started =
+      parts.logRequests || this.telemetry !== undefined ? performance.now() : undefined;
+  }
+
+  /** The operation its path names: none for a 404 or a 405. */
+  get operation(): ApiOperation | undefined {
+    return undefined;
   }
 
   get log(): Logger {
@@ -73,8 +121,10 @@ export class RequestState implements LogSource {
   /**
    * A problem's answer. With `validateResponses`, a problem the spec does not document for the
    * operation is a logged 500.
+   *
+   * @param limits - the request's rate limits, once counted: their `RateLimit-*` go on it
    */
-  problem(occurrence: ProblemOccurrence): ApiAnswer {
+  problem(occurrence: ProblemOccurrence, limits?: RateLimitValues): Answer {
     const { instance } = this;
     let answered = occurrence;
     let body = problemBody(occurrence, this.requestId, instance);
@@ -90,7 +140,7 @@ export class RequestState implements LogSource {
     const length = String(Buffer.byteLength(text));
     const headers = this.shared.headers.of(
       this.requestId,
-      this.limits,
+      limits,
       PROBLEM_TYPE,
       length,
       answered.headers,
@@ -99,17 +149,17 @@ export class RequestState implements LogSource {
   }
 
   /** The 200 of an operation's result (validated as sent with `validateResponses`: a 500 if not). */
-  ok(result: Answered): ApiAnswer {
+  ok(result: Answered, limits: RateLimitValues | undefined): Answer {
     const { operation } = this;
     const mismatch =
       operation && this.shared.parts.responseValidator?.(operation, 200, JSON.parse(result.text));
     if (mismatch !== undefined) {
       this.log.error({ mismatch }, 'the response does not match the spec');
-      return this.problem(INTERNAL_ERROR);
+      return this.problem(INTERNAL_ERROR, limits);
     }
     const headers = this.shared.headers.of(
       this.requestId,
-      this.limits,
+      limits,
       JSON_TYPE,
       result.length,
       undefined,
@@ -118,23 +168,29 @@ export class RequestState implements LogSource {
   }
 
   /** An unexpected failure: a logged 500. */
-  failed(error: unknown): ApiAnswer {
+  failed(error: unknown, limits?: RateLimitValues): Answer {
     this.log.error(
       { err: error, method: this.incoming.method, path: this.instance },
       'unexpected error',
     );
-    return this.problem(INTERNAL_ERROR);
+    return this.problem(INTERNAL_ERROR, limits);
   }
 
-  /** Its answer's response closed: its telemetry ended, and its log line written. */
+  /**
+   * Its answer's response closed: its telemetry ended, and its log line written, with the time it
+   * took read once for both. Only the first call counts (an adapter may see a finish and a close).
+   */
   end(response: AnsweredResponse): void {
-    this.telemetry?.end(response);
-    if (this.started === undefined) return;
+    if (this.started === undefined || this.#ended) return;
+    this.#ended = true;
+    const elapsedMs = performance.now() - this.started;
+    const { requestId, telemetry, incoming, shared } = this;
+    telemetry?.end(response, elapsedMs);
+    if (!shared.parts.logRequests) return;
     // The line most requests write, as one literal (RequestLogger would copy it); the trace's ids
     // only when traced (a spread of none would still make the literal the slow way).
-    const { requestId, telemetry, incoming } = this;
     const path = redactedUrl(incoming.originalUrl ?? incoming.url);
-    const ms = Math.round(performance.now() - this.started);
+    const ms = Math.round(elapsedMs);
     const bindings = telemetry?.logBindings;
     const { method } = incoming;
     const { statusCode: status } = response;
@@ -142,63 +198,13 @@ export class RequestState implements LogSource {
       bindings === undefined
         ? { requestId, method, path, status, ms }
         : { requestId, ...bindings, method, path, status, ms };
-    this.shared.parts.logger.info(line, 'request');
+    shared.parts.logger.info(line, 'request');
   }
 }
 
 /** An answer: observed (its `closed` ends the request's telemetry and log line) when it is. */
-function answerOf(
-  request: RequestState,
-  status: number,
-  headers: string[],
-  body: string,
-): ApiAnswer {
-  return request.started !== undefined || request.telemetry !== undefined
+function answerOf(request: RequestState, status: number, headers: string[], body: string): Answer {
+  return request.started !== undefined
     ? new ObservedAnswer(status, headers, body, request)
-    : { status, headers, body, closed: undefined };
-}
-
-/**
- * The answer of a request whose end is observed: `closed` (a method, so that no function is made
- * per answer) ends it. Adapters call it as `answer.closed?.(response)`.
- */
-class ObservedAnswer implements ApiAnswer {
-  constructor(
-    readonly status: number,
-    readonly headers: string[],
-    readonly body: string,
-    private readonly request: RequestState,
-  ) {}
-
-  closed(response: AnsweredResponse): void {
-    this.request.end(response);
-  }
-}
-
-/** The inputs of a valid request (validation's outcome). */
-export type ValidInputs = Extract<RequestCheck, { readonly valid: true }>;
-
-/**
- * A request of one of the API's operations, as the steps find it out: each field is set by the
- * step named beside it and read by the steps after it.
- */
-export class OperationRequest extends RequestState {
-  declare readonly operation: ApiOperation;
-  /** The path parameters, percent-decoded; and one the spec constrains that does not decode. */
-  readonly route: OperationMatch;
-  /**
-   * `authorize`: the restaurant the token may act for (`undefined` when the request names none
-   * usable: validation answers it), and the key its rate limits count it against.
-   */
-  restaurant: Guid | undefined;
-  rateLimitKey = '';
-  /** `readBody`: the body's value (`undefined` for none). */
-  body: unknown;
-  /** `validate`: the inputs, identifiers parsed. */
-  inputs!: ValidInputs;
-
-  constructor(shared: SharedParts, incoming: ApiRequest, route: OperationMatch) {
-    super(shared, incoming, route.operation);
-    this.route = route;
-  }
+    : new PlainAnswer(status, headers, body);
 }

@@ -2,16 +2,19 @@ import type { Guid } from '@workforce-kit/core';
 import type { OpenApiDocument } from '@workforce-kit/types';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { err, ok, type Result } from 'neverthrow';
 import {
   compileIdentifierInputs,
   isIdentifierInput,
-  type PathInputs,
+  type PathIdentifiers,
+  PathInputs,
 } from './identifier-inputs.js';
 import type { ApiOperation, OperationParameter } from './operations.js';
 import type { InvalidInput } from './problems.js';
 
-// ajv-formats is CommonJS with a default export; under NodeNext its function is the module.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+// ajv-formats is CommonJS: Node's default import is its module.exports, the plugin, which also
+// holds itself as `default` (what the types describe).
+const addFormats = addFormatsModule.default;
 
 /** The parts of a request the spec constrains, as the framework parsed them. */
 export interface RequestParts {
@@ -23,24 +26,30 @@ export interface RequestParts {
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
   /**
-   * The context restaurant, as `authorization` (auth/authorize.ts) parsed it from its header:
+   * The context restaurant, as `contextRestaurant` (auth/authorize.ts) parsed it from its header:
    * `undefined` when the header is missing or not a GUID.
    */
   readonly restaurant: Guid | undefined;
 }
 
+/**
+ * The inputs of a valid request, what its use case is given: the context restaurant, the path's
+ * parameters (each identifier parsed by the core's parser: {@link PathInputs}) and the query, its
+ * values coerced to the spec's types (`"true"` is `true`).
+ */
+export class ValidInputs extends PathInputs {
+  constructor(
+    readonly restaurant: Guid,
+    params: Readonly<Record<string, string>>,
+    identifiers: PathIdentifiers,
+    readonly query: Readonly<Record<string, unknown>>,
+  ) {
+    super(params, identifiers);
+  }
+}
+
 /** The outcome of validating a request: its inputs, or what is wrong with them. */
-export type RequestCheck =
-  | {
-      readonly valid: true;
-      /** The context restaurant. */
-      readonly restaurant: Guid;
-      /** The path parameters, each identifier parsed by the core's parser. */
-      readonly path: PathInputs;
-      /** The query with its values coerced to the spec's types (`"true"` is `true`). */
-      readonly query: Readonly<Record<string, unknown>>;
-    }
-  | { readonly valid: false; readonly invalid: readonly InvalidInput[] };
+export type RequestCheck = Result<ValidInputs, readonly InvalidInput[]>;
 
 /**
  * Validates the requests of one operation against the spec, given the parts of
@@ -160,6 +169,37 @@ export function createSchemaCompiler(
   return (schema, part) => (part === 'querystring' ? coercing : strings).compile(schema);
 }
 
+/** What a validator is given beside the data: where it is, and the dynamic anchors in scope. */
+type CallContext = NonNullable<Parameters<ValidateFunction>[1]>;
+
+/**
+ * The context of a validator called on a request's part, made once: `Ajv2020`'s generated code
+ * makes a `dynamicAnchors` object on every call given none, which only a schema with a
+ * `$dynamicAnchor` (or `$recursiveAnchor`) writes to. Left out, the other fields take ajv's
+ * defaults for a call at the top (`rootData` is the data).
+ */
+const SHARED_CONTEXT = { dynamicAnchors: Object.freeze({}) } as CallContext;
+
+/** Whether a schema, or a schema within it, names a dynamic anchor for ajv to write down. */
+function hasDynamicAnchor(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  return Object.entries(schema).some(
+    ([key, value]) =>
+      key === '$dynamicAnchor' || key === '$recursiveAnchor' || hasDynamicAnchor(value),
+  );
+}
+
+/** Whether a parameter's schema is `{ type: 'string' }`, and nothing more. */
+function isPlainString(schema: unknown): boolean {
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    Object.keys(schema).length === 1 &&
+    'type' in schema &&
+    schema.type === 'string'
+  );
+}
+
 /** One ajv error as an input of the request: where it is, and what is wrong. */
 function inputOf(part: string, error: ErrorObject): InvalidInput {
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
@@ -208,13 +248,22 @@ export function compileRequestValidators(
   operations: readonly ApiOperation[],
 ): ReadonlyMap<string, RequestValidator> {
   const compile = createSchemaCompiler(document);
+  // A spec with a dynamic anchor has each call make its own, as ajv does by default.
+  const context = hasDynamicAnchor(document) ? undefined : SHARED_CONTEXT;
   return new Map(
     operations.map((operation) => {
       const identifiers = compileIdentifierInputs(operation);
       const schemas = requestSchemas(operation);
       const params = compile(schemas.params, 'params');
+      // The route table gives every path parameter, as a string: a schema that asks no more of
+      // them passes every routed request, and is not asked again per request.
+      const checksParams = Object.values(schemas.params.properties ?? {}).some(
+        (parameter) => !isPlainString(parameter),
+      );
       const headers = compile(schemas.headers, 'headers');
       const query = compile(schemas.querystring, 'querystring');
+      // Whether a request without a query passes the query schema is the same for every one.
+      const emptyQuery = query({});
       const body = schemas.body === undefined ? undefined : compile(schemas.body, 'body');
       const validator: RequestValidator = (
         sentParams,
@@ -224,30 +273,30 @@ export function compileRequestValidators(
         authorized,
       ) => {
         const path = identifiers.path(sentParams);
-        const restaurant = identifiers.restaurant(authorized, sentHeaders);
         // Coerced in a copy: the caller's query stays as parsed.
         const coerced = hasNoKeys(sentQuery) ? NO_PARAMETERS : { ...sentQuery };
         if (
           path.isOk() &&
-          restaurant.isOk() &&
-          params(sentParams) &&
-          headers(sentHeaders) &&
-          query(coerced) &&
-          (body === undefined || sentBody === undefined || body(sentBody))
+          authorized !== undefined &&
+          (!checksParams || params(sentParams, context)) &&
+          headers(sentHeaders, context) &&
+          (coerced === NO_PARAMETERS ? emptyQuery : query(coerced, context)) &&
+          (body === undefined || sentBody === undefined || body(sentBody, context))
         ) {
-          return { valid: true, restaurant: restaurant.value, path: path.value, query: coerced };
+          return ok(new ValidInputs(authorized, sentParams, path.value, coerced));
         }
         // Some input is invalid: run each check again to collect every bad input, in request order.
         const invalid: InvalidInput[] = [];
         if (path.isErr()) invalid.push(...path.error);
         if (!params(sentParams)) collect(invalid, 'params', params.errors);
+        const restaurant = identifiers.restaurant(authorized, sentHeaders);
         if (restaurant.isErr()) invalid.push(restaurant.error);
         if (!headers(sentHeaders)) collect(invalid, 'headers', headers.errors);
         if (!query({ ...sentQuery })) collect(invalid, 'query', query.errors);
         if (body !== undefined && sentBody !== undefined && !body(sentBody)) {
           collect(invalid, 'body', body.errors);
         }
-        return { valid: false, invalid };
+        return err(invalid);
       };
       return [operation.id, validator];
     }),

@@ -1,6 +1,7 @@
+import { parse as parseQuery } from 'node:querystring';
 import type { ApiOperation, ApiPath } from './operations.js';
 
-/** A request of one of the API's operations, as routing found it. */
+/** A request of one of the API's operations, as routing found it: its URL parsed, once. */
 export interface OperationMatch {
   readonly kind: 'operation';
   readonly operation: ApiOperation;
@@ -8,6 +9,8 @@ export interface OperationMatch {
   readonly params: Readonly<Record<string, string>>;
   /** A parameter the spec constrains whose segment does not percent-decode: a 400. */
   readonly undecodable: string | undefined;
+  /** The query parameters, as parsed (a repeated one is an array; none, an empty object). */
+  readonly query: Readonly<Record<string, unknown>>;
 }
 
 /** What a request's method and path name in the API. */
@@ -18,8 +21,8 @@ export type RouteMatch =
   /** Under the API's prefixes, but no path of it: 404. */
   | { readonly kind: 'not-found' };
 
-/** Matches a request's method and path (as sent, without the query) to the API; `undefined` when the path is not under its prefixes (the host's). */
-export type RouteTable = (method: string, path: string) => RouteMatch | undefined;
+/** Matches a request's method and URL (its path and query, as sent) to the API; `undefined` when the path is not under its prefixes (the host's). */
+export type RouteTable = (method: string, url: string) => RouteMatch | undefined;
 
 interface CompiledPath {
   /** The template's segments; a parameter's is `undefined`, with its name in `names`. */
@@ -30,6 +33,7 @@ interface CompiledPath {
 }
 
 const NOT_FOUND: RouteMatch = { kind: 'not-found' };
+const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** The most segments a routed path has; a longer one is no path of the API (no template is as long). */
 const MAX_SEGMENTS = 32;
@@ -44,8 +48,8 @@ function decoded(segment: string): string | undefined {
 }
 
 /**
- * The routing of the API, compiled once from the spec's paths: a path matches a template segment
- * for segment, case-sensitive, each parameter one non-empty segment (percent-decoded after the
+ * The routing of the API, compiled once from the spec's paths: a URL's path (the query parsed
+ * apart, for an operation's request) matches a template segment for segment, case-sensitive, each parameter one non-empty segment (percent-decoded after the
  * split, so `%2F` stays inside its parameter), no trailing or doubled slash. HEAD is answered as
  * GET. A path under the prefixes that matches no template is the API's 404; a path outside them
  * is left to the host.
@@ -53,7 +57,7 @@ function decoded(segment: string): string | undefined {
  * @example
  * ```ts
  * const route = routeTable(operations, pathsOf(operations), prefixesOf(operations));
- * route('GET', '/labor/v1/shifts/POS%3A42'); // { kind: 'operation', params: { shiftId: 'POS:42' }, … }
+ * route('GET', '/labor/v1/shifts/POS%3A42?x=1'); // { kind: 'operation', params: { shiftId: 'POS:42' }, query: { x: '1' }, … }
  * ```
  */
 export function routeTable(
@@ -78,7 +82,9 @@ export function routeTable(
   }
   const owned = prefixes.map((prefix) => [prefix, `${prefix}/`] as const);
 
-  return (method, path) => {
+  return (method, url) => {
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
     let under = false;
     for (const [prefix, withSlash] of owned) {
       if (path.startsWith(withSlash) || path === prefix) {
@@ -103,7 +109,8 @@ export function routeTable(
         if (value === undefined && !operation.unconstrainedParams.has(name)) undecodable ??= name;
         params[name] = value ?? raw;
       }
-      return { kind: 'operation', operation, params, undecodable };
+      const query = queryAt < 0 ? NO_QUERY : parseQuery(url.slice(queryAt + 1));
+      return { kind: 'operation', operation, params, undecodable, query };
     }
     return NOT_FOUND;
   };

@@ -58,11 +58,16 @@ describe('the identifier inputs of each operation, compiled from the spec', () =
   it('parse a RecordIdInput with parseRecordId and a GuidInput with parseGuid', () => {
     fc.assert(
       fc.property(fc.oneof(guidInputArb, externalIdArb), guidInputArb, (recordId, guid) => {
-        const inputs = shift.path({ shiftId: recordId })._unsafeUnwrap();
+        const params = { shiftId: recordId };
+        const inputs = new PathInputs(params, shift.path(params)._unsafeUnwrap());
         expect(inputs.recordId('shiftId')).toEqual(
           parseRecordId(recordId, 'shiftId')._unsafeUnwrap(),
         );
-        const employee = unarchive.path({ employeeId: guid })._unsafeUnwrap();
+        const employeeParams = { employeeId: guid };
+        const employee = new PathInputs(
+          employeeParams,
+          unarchive.path(employeeParams)._unsafeUnwrap(),
+        );
         expect(employee.guid('employeeId')).toBe(parseGuid(guid, 'employeeId')._unsafeUnwrap());
       }),
     );
@@ -132,7 +137,7 @@ describe('the identifier inputs of each operation, compiled from the spec', () =
   it('give the runner only what the spec parsed (another parameter is a defect: it throws)', () => {
     const inputs = new PathInputs(
       { shiftId: 'SCHEDULER:1' },
-      new Map([['shiftId', parseRecordId('SCHEDULER:1', 'shiftId')._unsafeUnwrap()]]),
+      { shiftId: parseRecordId('SCHEDULER:1', 'shiftId')._unsafeUnwrap() },
     );
     expect(inputs.text('shiftId')).toBe('SCHEDULER:1');
     expect(() => inputs.guid('shiftId')).toThrow('shiftId is not a GuidInput');

@@ -1,12 +1,17 @@
+import {
+  parseGuid,
+  type RateLimitWindow,
+  type WindowCount,
+  type WindowCounter,
+  type WindowDecision,
+} from '@workforce-kit/core';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Logger, LogSource } from '../src/logger.js';
 import {
   createRateLimiter,
   MemoryWindowCounter,
-  type RateLimitWindow,
-  type WindowCount,
-  type WindowCounter,
-  type WindowDecision,
+  type RateLimitDecision,
+  rateLimitKey,
 } from '../src/rate-limit.js';
 
 describe('the default in-memory limiter', () => {
@@ -17,19 +22,25 @@ describe('the default in-memory limiter', () => {
     for (let i = 0; i < 1_000; i += 1) counter.consumeNow(`restaurant:${i}`);
     expect(counter.size).toBe(100);
     // The first key was dropped with its count: it starts again with all its points.
-    expect(counter.consumeNow('restaurant:0').count.remainingPoints).toBe(2);
+    expect(counter.consumeNow('restaurant:0').remainingPoints).toBe(2);
     // A recent key kept its count.
-    expect(counter.consumeNow('restaurant:999').count.remainingPoints).toBe(1);
+    expect(counter.consumeNow('restaurant:999').remainingPoints).toBe(1);
   });
 
   it('keeps refusing a key it holds, however many others pass', () => {
     const counter = new MemoryWindowCounter(window, 100);
     for (let i = 0; i < 3; i += 1) expect(counter.consumeNow('busy').spent).toBe(false);
     for (let i = 0; i < 50; i += 1) counter.consumeNow(`other:${i}`);
-    expect(counter.consumeNow('busy')).toMatchObject({
-      spent: true,
-      count: { remainingPoints: 0 },
-    });
+    expect(counter.consumeNow('busy')).toMatchObject({ spent: true, remainingPoints: 0 });
+  });
+
+  it('answers each request with a decision of its own, which the next does not change', () => {
+    const counter = new MemoryWindowCounter(window, 100);
+    const first = counter.consumeNow('k');
+    const second = counter.consumeNow('k');
+    expect(second).not.toBe(first);
+    expect(first).toMatchObject({ remainingPoints: 2, spent: false });
+    expect(second).toMatchObject({ remainingPoints: 1, spent: false });
   });
 
   it('starts a key afresh once its window has ended, and says when it ends', () => {
@@ -38,15 +49,33 @@ describe('the default in-memory limiter', () => {
       vi.useRealTimers();
     });
     const counter = new MemoryWindowCounter({ name: 'second', points: 2, durationSeconds: 1 }, 100);
-    expect(counter.consumeNow('k').count).toEqual({ remainingPoints: 1, msBeforeNext: 1000 });
+    expect(counter.consumeNow('k')).toEqual({
+      remainingPoints: 1,
+      msBeforeNext: 1000,
+      spent: false,
+    });
     vi.setSystemTime(1_000_400);
-    expect(counter.consumeNow('k').count).toEqual({ remainingPoints: 0, msBeforeNext: 600 });
-    expect(counter.consumeNow('k')).toMatchObject({ spent: true, count: { msBeforeNext: 600 } });
+    expect(counter.consumeNow('k')).toEqual({
+      remainingPoints: 0,
+      msBeforeNext: 600,
+      spent: false,
+    });
+    expect(counter.consumeNow('k')).toMatchObject({ spent: true, msBeforeNext: 600 });
     vi.setSystemTime(1_001_000);
     expect(counter.consumeNow('k')).toEqual({
       spent: false,
-      count: { remainingPoints: 1, msBeforeNext: 1000 },
+      remainingPoints: 1,
+      msBeforeNext: 1000,
     });
+  });
+});
+
+describe('rateLimitKey', () => {
+  it('counts a request against its restaurant, else its address', () => {
+    const restaurant = parseGuid('b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b', 'r')._unsafeUnwrap();
+    expect(rateLimitKey(restaurant, '10.0.0.1')).toBe(`restaurant:${restaurant}`);
+    expect(rateLimitKey(undefined, '10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(rateLimitKey(undefined, undefined)).toBe('ip:unknown');
   });
 });
 
@@ -79,8 +108,9 @@ function leasedCounter(window: RateLimitWindow, atOnce: () => boolean) {
     },
     consume(key): Promise<WindowCount> {
       asked.push('awaited');
-      const { count, spent } = memory.consumeNow(key);
-      return spent ? Promise.reject({ ...count }) : Promise.resolve({ ...count });
+      const { remainingPoints, msBeforeNext, spent } = memory.consumeNow(key);
+      const count = { remainingPoints, msBeforeNext };
+      return spent ? Promise.reject(count) : Promise.resolve(count);
     },
   };
   return { counter, asked };
@@ -88,6 +118,7 @@ function leasedCounter(window: RateLimitWindow, atOnce: () => boolean) {
 
 describe('a shared limiter that can answer at once (consumeNow)', () => {
   const log = keptLogger();
+  const r1 = { rateLimitKey: 'r1', log: log.log };
 
   it('decides without a promise while every window answers at once', () => {
     const made = new Map<string, ReturnType<typeof leasedCounter>>();
@@ -100,18 +131,18 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
         return leased.counter;
       },
     });
-    const first = limiter.check('r1', log);
+    const first = limiter.check(r1) as RateLimitDecision;
     expect(first).not.toBeInstanceOf(Promise);
-    expect(first).toMatchObject({ refused: undefined, limit: '2', remaining: '1' });
-    limiter.check('r1', log);
-    const refused = limiter.check('r1', log);
+    expect(first).toMatchObject({ limit: '2', remaining: '1' });
+    expect(first.refusal()).toBeUndefined();
+    limiter.check(r1);
+    const refused = limiter.check(r1) as RateLimitDecision;
     expect(refused).not.toBeInstanceOf(Promise);
-    expect(refused).toMatchObject({
-      refused: { code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } },
-      limit: '2',
-      remaining: '0',
-      reset: '1',
+    expect(refused.refusal()).toMatchObject({
+      code: 'RATE_LIMITED',
+      headers: { 'Retry-After': '1' },
     });
+    expect(refused).toMatchObject({ limit: '2', remaining: '0', reset: '1' });
     // The refusal by the second's window spent nothing of the 15 minutes'.
     expect(made.get('second')?.asked).toEqual(['now', 'now', 'now']);
     expect(made.get('15 minutes')?.asked).toEqual(['now', 'now']);
@@ -129,16 +160,18 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
         return leased.counter;
       },
     });
-    const checked = limiter.check('r1', log);
+    const checked = limiter.check(r1);
     expect(checked).toBeInstanceOf(Promise);
-    expect(await checked).toMatchObject({ refused: undefined, limit: '2', remaining: '1' });
+    const decided = await checked;
+    expect(decided).toMatchObject({ limit: '2', remaining: '1' });
+    expect(decided?.refusal()).toBeUndefined();
     expect(made.get('second')?.asked).toEqual(['now']);
     expect(made.get('15 minutes')?.asked).toEqual(['awaited']);
     longAtOnce = true;
-    expect(limiter.check('r1', log)).toMatchObject({ refused: undefined });
-    const refused = limiter.check('r1', log);
+    expect((limiter.check(r1) as RateLimitDecision).refusal()).toBeUndefined();
+    const refused = limiter.check(r1) as RateLimitDecision;
     expect(refused).not.toBeInstanceOf(Promise);
-    expect(refused).toMatchObject({ refused: { code: 'RATE_LIMITED' } });
+    expect(refused.refusal()).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it('lets the request through, and logs, when consumeNow throws', () => {
@@ -152,7 +185,7 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
     });
     const logged = keptLogger();
     // No window counted it: let through, with no RateLimit-* headers.
-    expect(limiter.check('r1', logged)).toBeUndefined();
+    expect(limiter.check({ rateLimitKey: 'r1', log: logged.log })).toBeUndefined();
     expect(logged.warnings).toEqual([
       'rate limiter unavailable; request let through',
       'rate limiter unavailable; request let through',
@@ -168,7 +201,7 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
       }),
     });
     const logged = keptLogger();
-    expect(await limiter.check('r1', logged)).toBeUndefined();
+    expect(await limiter.check({ rateLimitKey: 'r1', log: logged.log })).toBeUndefined();
     expect(logged.warnings).toEqual([
       'rate limiter unavailable; request let through',
       'rate limiter unavailable; request let through',
@@ -178,10 +211,10 @@ describe('a shared limiter that can answer at once (consumeNow)', () => {
   it('awaits a counter without consumeNow, as a rate-limiter-flexible limiter is', async () => {
     const memory = new MemoryWindowCounter({ name: 'second', points: 5, durationSeconds: 1 }, 10);
     const limiter = createRateLimiter({
-      limiter: () => ({ consume: (key) => Promise.resolve({ ...memory.consumeNow(key).count }) }),
+      limiter: () => ({ consume: (key) => Promise.resolve(memory.consumeNow(key)) }),
     });
-    const checked = limiter.check('r1', log);
+    const checked = limiter.check(r1);
     expect(checked).toBeInstanceOf(Promise);
-    expect(await checked).toMatchObject({ refused: undefined });
+    expect((await checked)?.refusal()).toBeUndefined();
   });
 });

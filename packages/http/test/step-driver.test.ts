@@ -2,9 +2,9 @@ import { isThenable } from '@workforce-kit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnswerHeaders } from '../src/answer-headers.js';
 import type { Logger } from '../src/logger.js';
-import type { ApiAnswer, ApiRequest, PipelineParts } from '../src/pipeline.js';
-import { RequestState } from '../src/request-state.js';
-import { type Step, StepDriver } from '../src/step-driver.js';
+import type { ApiRequest, PipelineParts } from '../src/pipeline.js';
+import { type Answer, RequestState } from '../src/request-state.js';
+import { StepDriver, Steps } from '../src/step-driver.js';
 
 /** A logger that keeps its lines' messages. */
 function keptLogger(): Logger & { readonly lines: string[] } {
@@ -38,20 +38,25 @@ function requestWith(logger: Logger): RequestState {
   return new RequestState({ parts, headers: new AnswerHeaders({}) }, incoming, undefined);
 }
 
-const answer = (status: number): ApiAnswer => ({
-  status,
-  headers: [],
-  body: '',
-  closed: undefined,
-});
+/** An answer of the status, made as the steps make theirs (200, or a problem's). */
+function answer(request: RequestState, status: 200 | 429 | 503): Answer {
+  if (status === 200) return request.ok({ text: '{}', length: '2', events: [] }, undefined);
+  return request.problem({
+    code: status === 429 ? 'RATE_LIMITED' : 'STORAGE_UNAVAILABLE',
+    detail: '',
+  });
+}
 
-/** A step that records that it ran, then answers `outcome`. */
-function step(ran: string[], name: string, outcome: () => ReturnType<Step<RequestState>>) {
-  return () => {
+/** A step that records that it ran, then answers (or goes on with) `outcome`. */
+function step<Out>(ran: string[], name: string, outcome: (request: RequestState) => Out) {
+  return (request: RequestState) => {
     ran.push(name);
-    return outcome();
+    return outcome(request);
   };
 }
+
+/** What a step that may answer or go on gives. */
+type GoesOn = RequestState | Answer;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -61,11 +66,10 @@ describe('StepDriver', () => {
   it('runs the steps in order, at once, while each answers at once: no promise', () => {
     const ran: string[] = [];
     const driver = new StepDriver(
-      [
-        step(ran, 'first', () => undefined),
-        step(ran, 'second', () => answer(429)),
-        step(ran, 'third', () => answer(200)),
-      ],
+      Steps.from<RequestState>()
+        .and(step(ran, 'first', (request): GoesOn => request))
+        .and(step(ran, 'second', (request): GoesOn => answer(request, 429)))
+        .and(step(ran, 'third', (request) => answer(request, 200))),
       1_000,
     );
     const answering = driver.run(requestWith(keptLogger()));
@@ -76,19 +80,24 @@ describe('StepDriver', () => {
 
   it('waits only at a step that returns a promise, then goes on with the rest', async () => {
     const ran: string[] = [];
-    let release: (value: undefined) => void = () => undefined;
+    let release: () => void = () => undefined;
     const driver = new StepDriver(
-      [
-        step(ran, 'first', () => undefined),
-        step(ran, 'waits', () => new Promise<undefined>((resolve) => (release = resolve))),
-        step(ran, 'last', () => answer(200)),
-      ],
+      Steps.from<RequestState>()
+        .and(step(ran, 'first', (request): GoesOn => request))
+        .and(
+          step(
+            ran,
+            'waits',
+            (request) => new Promise<GoesOn>((resolve) => (release = () => resolve(request))),
+          ),
+        )
+        .and(step(ran, 'last', (request) => answer(request, 200))),
       1_000,
     );
     const answering = driver.run(requestWith(keptLogger()));
     expect(isThenable(answering)).toBe(true);
     expect(ran).toEqual(['first', 'waits']);
-    release(undefined);
+    release();
     expect(await answering).toMatchObject({ status: 200 });
     expect(ran).toEqual(['first', 'waits', 'last']);
   });
@@ -96,15 +105,18 @@ describe('StepDriver', () => {
   it('answers a step that throws, at once or later, with a logged 500', async () => {
     const logger = keptLogger();
     const now = new StepDriver(
-      [
-        () => {
-          throw new Error('a store that throws');
-        },
-      ],
+      Steps.from<RequestState>().and((): Answer => {
+        throw new Error('a store that throws');
+      }),
       1_000,
     );
     expect(now.run(requestWith(logger))).toMatchObject({ status: 500 });
-    const later = new StepDriver([() => Promise.reject(new Error('a store that rejects'))], 1_000);
+    const later = new StepDriver(
+      Steps.from<RequestState>().and(
+        (): Promise<Answer> => Promise.reject(new Error('a store that rejects')),
+      ),
+      1_000,
+    );
     expect(await later.run(requestWith(logger))).toMatchObject({ status: 500 });
     expect(logger.lines).toEqual(['error unexpected error', 'error unexpected error']);
   });
@@ -112,13 +124,18 @@ describe('StepDriver', () => {
   it('answers a request that waits past its deadline 503, once, and runs no step after', async () => {
     vi.useFakeTimers();
     const ran: string[] = [];
-    let release: (value: undefined) => void = () => undefined;
+    let release: () => void = () => undefined;
     const logger = keptLogger();
     const driver = new StepDriver(
-      [
-        step(ran, 'waits', () => new Promise<undefined>((resolve) => (release = resolve))),
-        step(ran, 'change', () => answer(200)),
-      ],
+      Steps.from<RequestState>()
+        .and(
+          step(
+            ran,
+            'waits',
+            (request) => new Promise<GoesOn>((resolve) => (release = () => resolve(request))),
+          ),
+        )
+        .and(step(ran, 'change', (request) => answer(request, 200))),
       50,
     );
     const answering = driver.run(requestWith(logger));
@@ -128,7 +145,7 @@ describe('StepDriver', () => {
     expect(JSON.parse(answered.body)).toMatchObject({ code: 'REQUEST_TIMEOUT' });
     expect(answered.headers).toEqual(expect.arrayContaining(['Retry-After', 'Connection']));
     // The step it waited on settles after the deadline: the change after it never starts.
-    release(undefined);
+    release();
     await vi.advanceTimersByTimeAsync(0);
     expect(ran).toEqual(['waits']);
     expect(logger.lines).toEqual(['warn request timed out']);
@@ -136,20 +153,25 @@ describe('StepDriver', () => {
 
   it('keeps the first answer of a request that waited: a step answering after it is dropped', async () => {
     vi.useFakeTimers();
-    let release: (value: ApiAnswer) => void = () => undefined;
+    let release: () => void = () => undefined;
     const driver = new StepDriver(
-      [() => new Promise<ApiAnswer>((resolve) => (release = resolve))],
+      Steps.from<RequestState>().and(
+        (request) =>
+          new Promise<Answer>((resolve) => (release = () => resolve(answer(request, 200)))),
+      ),
       50,
     );
     const answering = driver.run(requestWith(keptLogger()));
     await vi.advanceTimersByTimeAsync(60);
-    release(answer(200));
+    release();
     await vi.advanceTimersByTimeAsync(0);
     expect((await answering).status).toBe(503);
   });
 
   it('answers 500 when no step answers (a list that does not end with an answer)', () => {
-    const driver = new StepDriver([() => undefined], 1_000);
+    const goesOn = Steps.from<RequestState>().and((request) => request);
+    // @ts-expect-error a driver takes only a list whose last step answers
+    const driver = new StepDriver(goesOn, 1_000);
     expect(driver.run(requestWith(keptLogger()))).toMatchObject({ status: 500 });
   });
 });

@@ -1,11 +1,6 @@
 /**
- * The workforce-kit API as a NestJS module: `WorkforceKitModule.forRoot(options)` or
- * `forRootAsync({ imports, inject, useFactory })` serves the operations of the OpenAPI contract,
- * validated, over any store that implements `@workforce-kit/core`'s ports, with OAuth 2.0 bearer
- * authentication (`createJwtVerifier`, or your own verifier), problem-details errors, request
- * ids, rate limits and a request timeout, on Nest's Express or Fastify platform. The HTTP rules
- * themselves live in `@workforce-kit/http`; this package is the Nest glue, and re-exports what a
- * host needs.
+ * The workforce-kit API as a NestJS module (`WorkforceKitModule`), and what a host needs of
+ * `@workforce-kit/http` to configure it.
  *
  * @packageDocumentation
  */
@@ -28,8 +23,9 @@ export {
   type WindowCount,
   type WindowCounter,
 } from '@workforce-kit/http';
-export {
-  WorkforceKitModule,
-  type WorkforceKitModuleAsyncOptions,
-  type WorkforceKitModuleOptions,
-} from './workforce-kit-module.js';
+export type {
+  WorkforceKitModuleAsyncOptions,
+  WorkforceKitModuleOptions,
+  WorkforceKitOptionsFactory,
+} from './module-definition.js';
+export { WorkforceKitModule } from './workforce-kit-module.js';

@@ -6,6 +6,8 @@
 // both Nest platforms too).
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   type ArgumentsHost,
@@ -19,8 +21,10 @@ import {
   Get,
   HttpException,
   type INestApplication,
+  Inject,
   Injectable,
   Module,
+  type NestApplicationOptions,
   type NestInterceptor,
   Query,
   ValidationPipe,
@@ -45,6 +49,7 @@ import {
   createJwtVerifier,
   WorkforceKitModule,
   type WorkforceKitModuleOptions,
+  type WorkforceKitOptionsFactory,
 } from '../src/index.js';
 
 const world = aWorld();
@@ -94,8 +99,12 @@ async function start(
   platform: Platform,
   module: DynamicModule,
   before: (app: INestApplication) => void = () => {},
+  options: NestApplicationOptions = {},
 ): Promise<INestApplication> {
-  const app = await NestFactory.create(module, PLATFORMS[platform](), { logger: false });
+  const app = await NestFactory.create(module, PLATFORMS[platform](), {
+    logger: false,
+    ...options,
+  });
   apps.add(app);
   before(app);
   await app.init();
@@ -235,6 +244,110 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
       }
     });
 
+    it('answers a request refused on its head without waiting for its body', async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)));
+      await app.listen(0, '127.0.0.1');
+      // Its body never comes: a body parser in front of the API would wait for it.
+      const answered = await unsentBodyAnswer(await app.getUrl(), unarchivePath, {
+        ...client,
+        authorization: 'Bearer not.a.jwt',
+        'content-type': 'application/json',
+        'content-length': '2',
+      });
+      expect(answered).toBe(401);
+    });
+
+    it("sends no X-Powered-By with the API's answers, and leaves the app's own as they are", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)));
+      const server = app.getHttpServer();
+      const answers = [
+        await request(server).get(restaurantPath).set(client),
+        await request(server).get(restaurantPath),
+        await request(server).get('/labor/v1/nothing').set(client),
+        await request(server)
+          .put(unarchivePath)
+          .set({ ...client, 'content-type': 'application/json' })
+          .send('{}'),
+      ];
+      expect(answers.map(({ status }) => status)).toEqual([200, 401, 404, 200]);
+      for (const answer of answers) {
+        const label = String(answer.status);
+        expect(answer.headers['x-request-id'], label).toBeTruthy();
+        expect(answer.headers['x-powered-by'], label).toBeUndefined();
+      }
+      // The app's own routes keep the platform's default: Express names itself, Fastify does not.
+      const own = await request(server).get('/greeting');
+      expect(own.headers['x-powered-by']).toBe(platform === 'express' ? 'Express' : undefined);
+    });
+
+    it("lets the app's enableCors() answer the API's preflights and mark its answers", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)), (app) => {
+        app.setGlobalPrefix('api');
+        // The methods said: @fastify/cors allows only GET, HEAD and POST by default.
+        app.enableCors({
+          origin: FRONT,
+          methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+          exposedHeaders: ['X-Request-Id'],
+        });
+      });
+      const server = app.getHttpServer();
+      // Without CORS the API answers these 405 (its method table has no OPTIONS).
+      for (const [method, path] of [
+        ['GET', restaurantPath],
+        ['PUT', unarchivePath],
+      ] as const) {
+        const preflight = await request(server)
+          .options(`/api${path}`)
+          .set({
+            origin: FRONT,
+            'access-control-request-method': method,
+            'access-control-request-headers': `authorization,${RESTAURANT_HEADER}`,
+          });
+        expect(preflight.status, method).toBe(204);
+        expect(preflight.headers['access-control-allow-origin'], method).toBe(FRONT);
+        expect(preflight.headers['access-control-allow-methods'], method).toContain(method);
+        expect(preflight.headers['access-control-allow-headers'], method).toBe(
+          `authorization,${RESTAURANT_HEADER}`,
+        );
+      }
+      const found = await request(server)
+        .get(`/api${restaurantPath}`)
+        .set({ ...client, origin: FRONT });
+      expect(found.status).toBe(200);
+      expect(found.headers['access-control-allow-origin']).toBe(FRONT);
+      expect(found.headers['access-control-expose-headers']).toBe('X-Request-Id');
+      // A refusal too, so that the page can read its problem.
+      const refused = await request(server).get(`/api${restaurantPath}`).set({ origin: FRONT });
+      expect(refused.status).toBe(401);
+      expect(refused.headers['access-control-allow-origin']).toBe(FRONT);
+      // The body of a cross-origin change is still not read before its token is checked.
+      await app.listen(0, '127.0.0.1');
+      const answered = await unsentBodyAnswer(await app.getUrl(), `/api${unarchivePath}`, {
+        ...client,
+        origin: FRONT,
+        authorization: 'Bearer not.a.jwt',
+        'content-type': 'application/json',
+        'content-length': '2',
+      });
+      expect(answered).toBe(401);
+    });
+
+    it("lets NestFactory's cors option reach the API", async () => {
+      const app = await start(platform, appModule(testApiOptions(world.seed)), undefined, {
+        cors: true,
+      });
+      const preflight = await request(app.getHttpServer())
+        .options(restaurantPath)
+        .set({ origin: FRONT, 'access-control-request-method': 'GET' });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      const found = await request(app.getHttpServer())
+        .get(restaurantPath)
+        .set({ ...client, origin: FRONT });
+      expect(found.status).toBe(200);
+      expect(found.headers['access-control-allow-origin']).toBe('*');
+    });
+
     it('closes the store when the app closes, after its server', async () => {
       const store = closeRecordingStore();
       const app = await start(platform, appModule(testApiOptions(world.seed, { store })));
@@ -298,6 +411,96 @@ for (const platform of Object.keys(PLATFORMS) as Platform[]) {
   });
 }
 
+describe('forRootAsync with an options class of the app', () => {
+  const STORE = Symbol('store');
+
+  @Injectable()
+  class WorkforceKitConfig implements WorkforceKitOptionsFactory {
+    constructor(@Inject(STORE) private readonly store: MemoryStore) {}
+
+    createWorkforceKitOptions(): WorkforceKitModuleOptions {
+      return {
+        store: this.store,
+        auth: createJwtVerifier({ hs256Secret: TEST_SECRET }),
+        path: 'hr',
+      };
+    }
+  }
+
+  @Module({
+    providers: [{ provide: STORE, useFactory: () => createMemoryStore(world.seed) }],
+    exports: [STORE],
+  })
+  class DatabaseModule {}
+
+  @Module({
+    imports: [DatabaseModule],
+    providers: [WorkforceKitConfig],
+    exports: [WorkforceKitConfig],
+  })
+  class ConfigModule {}
+
+  const ways: [string, DynamicModule][] = [
+    [
+      'useClass',
+      WorkforceKitModule.forRootAsync({ imports: [DatabaseModule], useClass: WorkforceKitConfig }),
+    ],
+    [
+      'useExisting',
+      WorkforceKitModule.forRootAsync({ imports: [ConfigModule], useExisting: WorkforceKitConfig }),
+    ],
+  ];
+  for (const [way, module] of ways) {
+    it(`serves the options its ${way} makes`, async () => {
+      const app = await start('express', { module: class AppModule {}, imports: [module] });
+      const found = await request(app.getHttpServer()).get(`/hr${restaurantPath}`).set(client);
+      expect(found.status).toBe(200);
+      expect(found.body).toMatchObject({ guid: world.restaurant.guid });
+    });
+  }
+});
+
+describe('closeStore', () => {
+  const auth = createJwtVerifier({ hs256Secret: TEST_SECRET });
+  const cases: [string, (store: MemoryStore) => DynamicModule, boolean][] = [
+    [
+      'forRoot closes the store it was handed',
+      (store) => WorkforceKitModule.forRoot({ store, auth }),
+      true,
+    ],
+    [
+      'forRoot with closeStore: false leaves it open',
+      (store) => WorkforceKitModule.forRoot({ store, auth, closeStore: false }),
+      false,
+    ],
+    [
+      'forRootAsync leaves the store it was given open',
+      (store) => WorkforceKitModule.forRootAsync({ useFactory: () => ({ store, auth }) }),
+      false,
+    ],
+    [
+      'forRootAsync with closeStore: true closes it',
+      (store) =>
+        WorkforceKitModule.forRootAsync({
+          useFactory: async () => ({ store, auth, closeStore: true }),
+        }),
+      true,
+    ],
+  ];
+  for (const [title, moduleOf, closed] of cases) {
+    it(title, async () => {
+      const store = createMemoryStore(world.seed);
+      const app = await start('express', {
+        module: class AppModule {},
+        imports: [moduleOf(store)],
+      });
+      await app.close();
+      apps.delete(app);
+      expect((await store.ping()).isErr()).toBe(closed);
+    });
+  }
+});
+
 it('leaves an application context without HTTP alone, and closes its store', async () => {
   const store = createMemoryStore(world.seed);
   const context = await NestFactory.createApplicationContext(
@@ -307,6 +510,9 @@ it('leaves an application context without HTTP alone, and closes its store', asy
   await context.close();
   expect((await store.ping()).isErr()).toBe(true);
 });
+
+/** The origin of a web app that calls the API from the browser. */
+const FRONT = 'http://front.example';
 
 const SHUTDOWN_APP = fileURLToPath(new URL('./fixtures/shutdown-app.ts', import.meta.url));
 
@@ -331,6 +537,29 @@ const API_REQUESTS: [
   ['put', unarchivePath, { ...client, 'content-type': 'application/json' }, '{}'],
   ['put', unarchivePath, { ...client, 'content-type': 'application/json' }, '{}'],
 ];
+
+/**
+ * The status of a request whose head is sent and whose body never is, or 'no answer' after 5 s.
+ */
+async function unsentBodyAnswer(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<number | 'no answer'> {
+  const sent = httpRequest(`${url}${path}`, { method: 'PUT', headers });
+  sent.on('error', () => {});
+  sent.flushHeaders();
+  try {
+    return await Promise.race([
+      new Promise<number>((resolve) =>
+        sent.once('response', (res) => resolve(res.statusCode ?? 0)),
+      ),
+      delay(5_000, 'no answer' as const),
+    ]);
+  } finally {
+    sent.destroy();
+  }
+}
 
 /** Headers that are the same for the same answer (the date is the clock's). */
 function comparable(headers: Record<string, string> | undefined): Record<string, string> {

@@ -55,9 +55,6 @@ export {
 } from './pglite.js';
 export {
   createPostgresRateLimits,
-  type LeasedCount,
-  type LeasedDecision,
-  type LeasedRateLimitWindow,
   type LeasedWindowCounter,
   type PostgresRateLimits,
   type PostgresRateLimitsOptions,

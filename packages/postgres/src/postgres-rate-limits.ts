@@ -1,34 +1,19 @@
+import type {
+  RateLimitWindow,
+  WindowCount,
+  WindowCounter,
+  WindowDecision,
+} from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
 import { GroupCommit } from './group-commit.js';
-import type { NamedStatementClient, SqlClient } from './sql-client.js';
-import { statementName } from './statement-runner.js';
-
-/** A rate-limit window, as `@workforce-kit/http` describes it (`RateLimitWindow`). */
-export interface LeasedRateLimitWindow {
-  /** Its name: the prefix of its keys in the table (`second`, `15 minutes`). */
-  readonly name: string;
-  /** Requests allowed per window, between all processes. */
-  readonly points: number;
-  readonly durationSeconds: number;
-}
-
-/** A key's count after a request: what is left, and when the window ends (`WindowCount`). */
-export interface LeasedCount {
-  readonly remainingPoints: number;
-  readonly msBeforeNext: number;
-}
-
-/** A request's count answered at once (`WindowDecision`): the count, and whether it was refused. */
-export interface LeasedDecision {
-  readonly count: LeasedCount;
-  readonly spent: boolean;
-}
+import type { SqlClient } from './sql-client.js';
+import { StatementRunner } from './statement-runner.js';
 
 /**
- * A window's counter over leased points: `@workforce-kit/http`'s `WindowCounter`, with its
- * optional `consumeNow`.
+ * A window's counter over leased points: the core's `WindowCounter`, whose `consumeNow` it always
+ * offers.
  */
-export interface LeasedWindowCounter {
+export interface LeasedWindowCounter extends WindowCounter {
   /**
    * Counts a request of `key`, claiming points from the database first when this process holds
    * none: resolves with the count, rejects with it (not an `Error`) when the window has no point
@@ -36,14 +21,14 @@ export interface LeasedWindowCounter {
    * @param key - the restaurant context (or client address)
    * @returns the count after the request
    */
-  consume(key: string): Promise<LeasedCount>;
+  consume(key: string): Promise<WindowCount>;
   /**
    * Counts a request of `key` from the points this process holds, at once: `undefined`, having
    * counted nothing, when it holds none for the current window and must claim them (`consume`).
    * @param key - the restaurant context (or client address)
    * @returns the decision, or `undefined`
    */
-  consumeNow(key: string): LeasedDecision | undefined;
+  consumeNow(key: string): WindowDecision | undefined;
 }
 
 /** Options of {@link createPostgresRateLimits}. */
@@ -96,7 +81,7 @@ export interface PostgresRateLimits {
    * @param window - the window's name, points and duration
    * @returns its counter
    */
-  limiter(window: LeasedRateLimitWindow): LeasedWindowCounter;
+  limiter(window: RateLimitWindow): LeasedWindowCounter;
   /** Stops the periodic removal of expired rows; claims after it fail. The client stays open. */
   close(): void;
 }
@@ -141,16 +126,11 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
   if (!(Number.isInteger(maxKeys) && maxKeys >= 1)) {
     throw new RangeError(`maxKeys must be a whole number of at least 1, not ${maxKeys}`);
   }
-  const { client } = options;
-  const run = options.namedStatements
-    ? (name: string, text: string, values: unknown[]) =>
-        (client as unknown as NamedStatementClient).query({ name, text, values })
-    : (_name: string, text: string, values: unknown[]) => client.query(text, values);
-  let closed = false;
+  const statements = new StatementRunner(options.client, options.namedStatements ?? false);
 
   const claims = new GroupCommit<Claim, ClaimRow>({
     commit: async (batch) => {
-      if (closed) throw new Error('the rate limits are closed');
+      if (statements.closed) throw new Error('the rate limits are closed');
       const now = Date.now();
       const keys: string[] = [];
       const wants: number[] = [];
@@ -161,7 +141,7 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
         wants.push(claim.want);
         durations.push(claim.window.durationMs);
       }
-      const { rows } = await run(CLAIM_NAME, CLAIM, [keys, wants, durations, now]);
+      const { rows } = await statements.run(CLAIM, [keys, wants, durations, now]);
       const byKey = new Map((rows as ClaimRow[]).map((row) => [row.key, row]));
       return batch.map((claim) => byKey.get(claim.lease.row));
     },
@@ -171,7 +151,7 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
 
   // What rate-limiter-flexible's clearExpiredByTimeout does: rows expired an hour ago, every 5 min.
   const cleaner = setInterval(() => {
-    run(CLEAR_NAME, CLEAR, [Date.now() - 3_600_000]).catch(() => {
+    statements.run(CLEAR, [Date.now() - 3_600_000]).catch(() => {
       // Not critical: the next round removes them.
     });
   }, 300_000);
@@ -181,7 +161,7 @@ export function createPostgresRateLimits(options: PostgresRateLimitsOptions): Po
     limiter: (window) =>
       new LeasedWindow(window, { leaseMs, share, maxKeys }, (claim) => claims.submit(claim)),
     close() {
-      closed = true;
+      statements.close();
       clearInterval(cleaner);
     },
   };
@@ -210,9 +190,6 @@ ON CONFLICT (key) DO UPDATE SET
   expire = CASE WHEN held.expire <= $4::bigint THEN EXCLUDED.expire ELSE held.expire END
 RETURNING key, points, expire::float8 AS expire`;
 const CLEAR = 'DELETE FROM workforce_kit_rate_limits WHERE expire < $1';
-
-const CLAIM_NAME = statementName(CLAIM);
-const CLEAR_NAME = statementName(CLEAR);
 
 /** A key's row after a claim. */
 interface ClaimRow {
@@ -261,7 +238,7 @@ class LeasedWindow implements LeasedWindowCounter {
   readonly #submit: (claim: Claim) => Promise<ClaimRow>;
 
   constructor(
-    window: LeasedRateLimitWindow,
+    window: RateLimitWindow,
     sizing: { readonly leaseMs: number; readonly share: number; readonly maxKeys: number },
     submit: (claim: Claim) => Promise<ClaimRow>,
   ) {
@@ -274,15 +251,15 @@ class LeasedWindow implements LeasedWindowCounter {
     this.#submit = submit;
   }
 
-  consumeNow(key: string): LeasedDecision | undefined {
+  consumeNow(key: string): WindowDecision | undefined {
     const lease = this.#leases.get(key, LEASE_GET);
     return lease === undefined ? undefined : this.#take(lease, Date.now());
   }
 
-  consume(key: string): Promise<LeasedCount> {
+  consume(key: string): Promise<WindowCount> {
     const decided = this.consumeNow(key);
     if (decided === undefined) return this.#claimAndTake(key);
-    return decided.spent ? Promise.reject(decided.count) : Promise.resolve(decided.count);
+    return decided.spent ? Promise.reject(decided) : Promise.resolve(decided);
   }
 
   /** The points a claim of `lease` asks for, sent now: sizes the lease from its recent use. */
@@ -300,7 +277,7 @@ class LeasedWindow implements LeasedWindowCounter {
   }
 
   /** A request of `lease`'s key from what this process holds; `undefined` if it must claim. */
-  #take(lease: Lease, now: number): LeasedDecision | undefined {
+  #take(lease: Lease, now: number): WindowDecision | undefined {
     if (now >= lease.expire) return undefined;
     const msBeforeNext = lease.expire - now;
     if (lease.left > 0) {
@@ -318,16 +295,13 @@ class LeasedWindow implements LeasedWindowCounter {
         // The next lease, before this one runs out; its failure is the next waiting request's.
         this.#claim(lease).catch(() => undefined);
       }
-      return {
-        count: { remainingPoints: lease.remaining + lease.left, msBeforeNext },
-        spent: false,
-      };
+      return { remainingPoints: lease.remaining + lease.left, msBeforeNext, spent: false };
     }
-    if (lease.spent) return { count: { remainingPoints: 0, msBeforeNext }, spent: true };
+    if (lease.spent) return { remainingPoints: 0, msBeforeNext, spent: true };
     return undefined;
   }
 
-  async #claimAndTake(key: string): Promise<LeasedCount> {
+  async #claimAndTake(key: string): Promise<WindowCount> {
     for (;;) {
       let lease = this.#leases.get(key, LEASE_GET);
       if (lease === undefined) {
@@ -355,8 +329,8 @@ class LeasedWindow implements LeasedWindowCounter {
       // meanwhile) claim again: each claim grants a point or finds the window spent.
       const decided = this.#take(lease, Date.now());
       if (decided !== undefined) {
-        if (decided.spent) return Promise.reject(decided.count);
-        return decided.count;
+        if (decided.spent) return Promise.reject(decided);
+        return decided;
       }
     }
   }

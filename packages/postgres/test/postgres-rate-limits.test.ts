@@ -2,11 +2,11 @@
 // database (each with its own pool, as processes have) never admit more than a window's points
 // between them, decide at once from what they hold, and cost a statement per lease, not per
 // request. Processes really killed: test/scale-out/shared-rate-limit.test.ts.
+import type { WindowCount } from '@workforce-kit/core';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   createPostgresRateLimits,
-  type LeasedCount,
   type LeasedWindowCounter,
   migrate,
   type PostgresRateLimitsOptions,
@@ -117,7 +117,7 @@ for (const server of POSTGRES_SERVERS) {
       expect(statements()).toBeLessThanOrEqual(24);
       // A request waits only for a claim, and one at a time: the others were decided at once.
       expect(atOnce).toBeGreaterThanOrEqual(2_000 - statements());
-      const count = counter.consumeNow('r1')?.count as LeasedCount;
+      const count = counter.consumeNow('r1') as WindowCount;
       expect(count.remainingPoints).toBeGreaterThan(1_000_000 - 2_000 - 2 * maxLease(1_000_000));
       expect(count.msBeforeNext).toBeGreaterThan(0);
       expect(count.msBeforeNext).toBeLessThanOrEqual(900_000);
@@ -144,7 +144,7 @@ for (const server of POSTGRES_SERVERS) {
       expect(tally(first)).toEqual({ admitted: 3, refused: 2 });
       const spentAfter = statements();
       const refusal = counter.consumeNow('r1');
-      expect(refusal).toMatchObject({ spent: true, count: { remainingPoints: 0 } });
+      expect(refusal).toMatchObject({ spent: true, remainingPoints: 0 });
       for (let i = 0; i < 100; i += 1) expect(counter.consumeNow('r1')?.spent).toBe(true);
       expect(statements()).toBe(spentAfter);
       // The window is a second from its first claim: once it has ended, three more pass.

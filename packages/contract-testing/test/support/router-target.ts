@@ -1,14 +1,16 @@
 // The reference router (createRouter of @workforce-kit/express-adapter) over the memory store of
 // @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
 // a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
-// a wrapper around the store, middleware before the router, a wrapper around the verifier.
-import { createMemoryStore, type MemoryStore } from '@workforce-kit/core';
+// a wrapper around the store, middleware before the router, a wrapper around the verifier; the
+// settings give it a clock of the test's and rate limits (none by default).
+import { type Clock, createMemoryStore, type MemoryStore } from '@workforce-kit/core';
 import { delegatingStore } from '@workforce-kit/core/testing';
 import {
   type AccessTokenVerifier,
   type ApiStore,
   createJwtVerifier,
   createRouter,
+  type RateLimitOptions,
 } from '@workforce-kit/express-adapter';
 import { formatSeedIssues, parseSeed, type Seed } from '@workforce-kit/seed-file';
 import express, { type RequestHandler } from 'express';
@@ -32,6 +34,14 @@ export interface BreakHooks {
   readonly auth?: (verifier: AccessTokenVerifier) => AccessTokenVerifier;
 }
 
+/** The router's own settings. */
+export interface RouterSettings {
+  /** The time source of its changes. @default the system clock */
+  readonly clock?: Clock;
+  /** Its rate limits. @default none */
+  readonly rateLimit?: RateLimitOptions;
+}
+
 export interface RouterTarget {
   readonly handler: express.Express;
   reset(): void;
@@ -43,6 +53,7 @@ export interface RouterTarget {
 export async function routerTarget(
   hooks: BreakHooks = {},
   seedJson: unknown = demoSeedJson,
+  { clock, rateLimit }: RouterSettings = {},
 ): Promise<RouterTarget> {
   const seed = seedOf(seedJson);
   let store = createMemoryStore(seed);
@@ -51,7 +62,8 @@ export async function routerTarget(
   const router = createRouter({
     store: hooks.store?.(base, seed) ?? base,
     auth: hooks.auth?.(verifier) ?? verifier,
-    rateLimit: false,
+    rateLimit: rateLimit ?? false,
+    ...(clock === undefined ? {} : { clock }),
     // The 500s some mutants cause would fill the test output.
     logger: pino({ level: 'silent' }),
   });

@@ -10,7 +10,7 @@ import {
 import type { Clock, ConditionalWrite, IdSource, WorkforceStore } from '../ports.js';
 import type { Employee, Shift } from '../records.js';
 import { newGuid } from './builders.js';
-import { expectOk, expectSameRecord, shown } from './conformance-failures.js';
+import { expectFound, expectOk, expectSameRecord, shown } from './conformance-failures.js';
 
 /** The two kinds of record a store writes. */
 export type Kind = 'employees' | 'shifts';
@@ -47,7 +47,7 @@ export async function found<K extends Kind>(
   id: RecordIdentifier,
 ): Promise<RecordOf<K> | null> {
   const answer = await store[kind].find(restaurantGuid, id);
-  return expectOk(findCall(kind, restaurantGuid, id), answer) as RecordOf<K> | null;
+  return expectFound(findCall(kind, restaurantGuid, id), answer) as RecordOf<K> | null;
 }
 
 /** The raw answer of a write (a test of a refusal reads its error). */

@@ -24,6 +24,26 @@ export function expectOk<T, E>(call: string, result: Result<T, E> | undefined): 
   throw new Error(`${call} failed with ${shown(result.error)}; it should have succeeded`);
 }
 
+/**
+ * The value of a finder's answer: the record, or `null` for none. `ok(undefined)`, which a store
+ * over a `Map` gives when it answers `ok(map.get(key))`, fails in words rather than as a
+ * `TypeError` further on.
+ *
+ * @param call - the finder and what it was called for: `employees.find(restaurant …, GUID …)`
+ */
+export function expectFound<T>(
+  call: string,
+  result: Result<T | null, unknown> | undefined,
+): T | null {
+  const value = expectOk(call, result);
+  if (value === undefined) {
+    throw new Error(
+      `${call} answered ok(undefined); expected a record or ok(null): a finder answers ok(null) for a record it does not have (for a Map's get, ok(found ?? null))`,
+    );
+  }
+  return value;
+}
+
 /** The error of a port's answer that must be an error, or a failure saying what it answered. */
 export function expectErr<T, E>(
   call: string,

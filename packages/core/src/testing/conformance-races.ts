@@ -20,7 +20,13 @@ import {
   randomIds,
   write,
 } from './conformance-calls.js';
-import { expectErrorType, expectOk, expectSameRecord, shown } from './conformance-failures.js';
+import {
+  expectErrorType,
+  expectFound,
+  expectOk,
+  expectSameRecord,
+  shown,
+} from './conformance-failures.js';
 import type { ConformanceContext } from './store-conformance.js';
 
 /**
@@ -416,7 +422,7 @@ async function expectOneChange<K extends 'employees' | 'shifts'>(
   record: Employee | Shift,
   type: RecordedEvent['type'],
 ): Promise<Employee | Shift> {
-  const stored = expectOk(
+  const stored = expectFound(
     `${kind}.find by GUID after the race`,
     await ctx.store()[kind].find(record.restaurantGuid, byGuid(record.guid)),
   );

@@ -21,7 +21,12 @@ import {
   externalId,
   write,
 } from './conformance-calls.js';
-import { expectErrorType, expectOk, expectSameRecord } from './conformance-failures.js';
+import {
+  expectErrorType,
+  expectFound,
+  expectOk,
+  expectSameRecord,
+} from './conformance-failures.js';
 import { describeRaces } from './conformance-races.js';
 import { describeRefusedWrites } from './conformance-refusals.js';
 import { describeRoundTrips } from './conformance-round-trips.js';
@@ -111,7 +116,7 @@ export function describeStoreConformance(
     const seedOf = (parts: Parameters<typeof seedRecords>[0]) =>
       seedRecords({ restaurants: [restaurantA, restaurantB, archivedRestaurant], ...parts });
     const restaurantFound = async (guid: Guid) =>
-      expectOk(`restaurants.findByGuid(${guid})`, await store.restaurants.findByGuid(guid));
+      expectFound(`restaurants.findByGuid(${guid})`, await store.restaurants.findByGuid(guid));
 
     describe('seeding', () => {
       it('loads every record of a seed into an empty store', async () => {

@@ -1,5 +1,5 @@
 import { type Guid, parseGuid } from '@workforce-kit/core';
-import type { Result } from 'neverthrow';
+import { err, ok, type Result } from 'neverthrow';
 import type { LogSource } from '../logger.js';
 import { type ProblemOccurrence, RETRY_AFTER_SECONDS } from '../problems.js';
 import type { Principal, TokenRejected, VerifierUnavailable } from './access-token.js';
@@ -16,137 +16,94 @@ function invalidToken(description: string): ProblemOccurrence {
   };
 }
 
-/** Who a request speaks for, or the problem that answers it. */
-type Authentication = Principal | { readonly problem: ProblemOccurrence };
-
 /** The 401 of a request without a bearer token. */
 export const NO_TOKEN: ProblemOccurrence = invalidToken('The request has no bearer token');
-const UNAVAILABLE: Authentication = {
-  problem: {
-    code: 'AUTH_UNAVAILABLE',
-    detail: 'The access token cannot be verified right now. Retry later.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  },
+const UNAVAILABLE: ProblemOccurrence = {
+  code: 'AUTH_UNAVAILABLE',
+  detail: 'The access token cannot be verified right now. Retry later.',
+  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
 };
+/** A request the token may make: one value, as it holds nothing of the request's own. */
+const PERMITTED: Result<undefined, ProblemOccurrence> = ok(undefined);
 
 /**
- * The verifier's answer as the request's authentication: 401 without a valid token (503 when the
- * verifier's keys cannot be had), 403 without the operation's scope; otherwise who the token
- * speaks for.
- */
-function authenticated(
-  verified: Result<Principal, TokenRejected | VerifierUnavailable>,
-  scope: string,
-  request: LogSource,
-): Authentication {
-  if (verified.isErr()) {
-    const failure = verified.error;
-    if (failure.type === 'TokenRejected') return { problem: invalidToken(failure.description) };
-    request.log.error({ err: failure.cause }, 'token verification unavailable');
-    return UNAVAILABLE;
-  }
-  if (!verified.value.scopes.has(scope)) {
-    return {
-      problem: {
-        code: 'INSUFFICIENT_SCOPE',
-        detail: `This operation needs the scope ${scope}.`,
-        headers: {
-          'WWW-Authenticate': challenge(
-            'insufficient_scope',
-            `The operation needs ${scope}`,
-            scope,
-          ),
-        },
-      },
-    };
-  }
-  return verified.value;
-}
-
-/** The restaurant a request acts for, as far as the token allows it. */
-export interface Permitted {
-  /**
-   * The context restaurant, parsed from its header (once: the use case takes it); `undefined`
-   * when the header is missing or not a GUID, and then validation answers the request 400.
-   */
-  readonly restaurant: Guid | undefined;
-  /** What the rate limits count the request against: the restaurant, else the client's address. */
-  readonly rateLimitKey: string;
-  readonly problem?: undefined;
-}
-
-/** The restaurant a request acts for, or the problem that answers it (401, 403, 503). */
-export type Permission = Permitted | { readonly problem: ProblemOccurrence };
-
-/**
- * Whether the token may act for the context restaurant the request names (its header parsed by
- * the core's `parseGuid`): 403 `RESTAURANT_NOT_PERMITTED` when it may not. A request that names no
- * usable restaurant is let on (validation answers it with a 400), counted against the client's
- * address.
+ * The context restaurant a request names, parsed by the core's `parseGuid` (once: validation and
+ * the use case take it): `undefined` when the header is missing or not a GUID, and then
+ * validation answers the request 400.
  *
- * @param context - the `Platform-Restaurant-External-ID` header as sent
- * @param address - the client's address, for the rate limits of a request without a context
+ * @param header - the `Platform-Restaurant-External-ID` header as sent (see {@link RESTAURANT_HEADER})
+ */
+export function contextRestaurant(header: string | string[] | undefined): Guid | undefined {
+  if (typeof header !== 'string') return undefined;
+  const parsed = parseGuid(header, RESTAURANT_HEADER);
+  return parsed.isOk() ? parsed.value : undefined;
+}
+
+/**
+ * Whether a verified token may act for the context restaurant: 403 `RESTAURANT_NOT_PERMITTED` when
+ * it may not. A request that names no usable restaurant is let on (validation answers it 400).
  */
 function permitRestaurant(
   principal: Principal,
-  context: string | string[] | undefined,
-  address: string | undefined,
-): Permission {
-  const parsed = typeof context === 'string' ? parseGuid(context, RESTAURANT_HEADER) : undefined;
-  if (parsed === undefined || parsed.isErr()) {
-    return { restaurant: undefined, rateLimitKey: `ip:${address ?? 'unknown'}` };
-  }
-  const restaurant = parsed.value;
+  restaurant: Guid | undefined,
+): Result<undefined, ProblemOccurrence> {
   const { restaurants } = principal;
-  if (restaurants !== 'all' && !restaurants.has(restaurant)) {
-    return {
-      problem: {
-        code: 'RESTAURANT_NOT_PERMITTED',
-        detail: `The access token may not act for restaurant ${restaurant}.`,
-        headers: {
-          'WWW-Authenticate': challenge(
-            'insufficient_scope',
-            'The token may not act for this restaurant',
-          ),
-        },
-      },
-    };
+  if (restaurant === undefined || restaurants === 'all' || restaurants.has(restaurant)) {
+    return PERMITTED;
   }
-  return { restaurant, rateLimitKey: `restaurant:${restaurant}` };
+  return err({
+    code: 'RESTAURANT_NOT_PERMITTED',
+    detail: `The access token may not act for restaurant ${restaurant}.`,
+    headers: {
+      'WWW-Authenticate': challenge(
+        'insufficient_scope',
+        'The token may not act for this restaurant',
+      ),
+    },
+  });
 }
 
 /**
  * The authorization of an operation's request, in the contract's order, given the verifier's
  * answer on its bearer token (a request without one is {@link NO_TOKEN}): 401 for a token refused,
  * 503 when the verifier's keys cannot be had, 403 without the operation's scope; then 403
- * `RESTAURANT_NOT_PERMITTED` for a context restaurant the token may not act for. Otherwise the
- * restaurant it acts for (its header parsed, the one time it is) and the key its rate limits count
- * it against. A request that names no usable restaurant is let on (validation answers it with a
- * 400), counted against the client's address.
+ * `RESTAURANT_NOT_PERMITTED` for a context restaurant the token may not act for. A request that
+ * names no usable restaurant is let on (validation answers it with a 400).
  *
  * @param verified - the verifier's answer on the request's token
  * @param scope - the scope the operation requires
- * @param restaurantContext - the `Platform-Restaurant-External-ID` header as sent (see
- *   {@link RESTAURANT_HEADER})
- * @param address - the client's address, for the rate limits of a request without a context: the
- *   socket's, not one taken from a header the client may set
+ * @param restaurant - the context restaurant the request names, parsed ({@link contextRestaurant})
  * @param request - where a verifier that cannot be reached is logged
+ * @returns `ok` when the token may make the request, else the problem that answers it
  * @example
  * ```ts
  * const token = bearerToken(req.headers.authorization);
+ * const restaurant = contextRestaurant(req.headers[RESTAURANT_HEADER]);
  * const permission = token === undefined
- *   ? { problem: NO_TOKEN }
- *   : authorization(await verifier.verify(token), operation.scope, req.headers[RESTAURANT_HEADER], req.socket.remoteAddress, { log });
+ *   ? err(NO_TOKEN)
+ *   : authorization(await verifier.verify(token), operation.scope, restaurant, { log });
  * ```
  */
 export function authorization(
   verified: Result<Principal, TokenRejected | VerifierUnavailable>,
   scope: string,
-  restaurantContext: string | string[] | undefined,
-  address: string | undefined,
+  restaurant: Guid | undefined,
   request: LogSource,
-): Permission {
-  const authentication = authenticated(verified, scope, request);
-  if ('problem' in authentication) return authentication;
-  return permitRestaurant(authentication, restaurantContext, address);
+): Result<undefined, ProblemOccurrence> {
+  if (verified.isErr()) {
+    const failure = verified.error;
+    if (failure.type === 'TokenRejected') return err(invalidToken(failure.description));
+    request.log.error({ err: failure.cause }, 'token verification unavailable');
+    return err(UNAVAILABLE);
+  }
+  if (!verified.value.scopes.has(scope)) {
+    return err({
+      code: 'INSUFFICIENT_SCOPE',
+      detail: `This operation needs the scope ${scope}.`,
+      headers: {
+        'WWW-Authenticate': challenge('insufficient_scope', `The operation needs ${scope}`, scope),
+      },
+    });
+  }
+  return permitRestaurant(verified.value, restaurant);
 }

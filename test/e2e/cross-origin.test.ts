@@ -1,0 +1,213 @@
+// A web app on one origin calling the API on another, in headless Chromium, with CORS set up the
+// host's own way: Nest's enableCors() on its Express and Fastify platforms, the cors middleware
+// before the Express router, @fastify/cors before the Fastify plugin. The page's requests carry a
+// bearer token and a restaurant header, and its change a JSON body, so Chromium sends a preflight
+// before each; a page of an origin the host's CORS does not name gets nothing.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fastifyCors from '@fastify/cors';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { aWorld } from '@workforce-kit/core/testing';
+import { createRouter } from '@workforce-kit/express-adapter';
+import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
+import type { ApiOptions } from '@workforce-kit/http';
+import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import { WorkforceKitModule } from '@workforce-kit/nestjs';
+import cors from 'cors';
+import express from 'express';
+import Fastify from 'fastify';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Served } from '../support/adapters.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The CORS settings every host is given, in the words the three CORS libraries share. */
+interface CorsSettings {
+  readonly origin: string;
+  readonly methods: string[];
+  readonly exposedHeaders: string[];
+}
+
+interface Host {
+  readonly name: string;
+  /** Serves the API of `options` under `/api` of a new app with the host's CORS; its base URL. */
+  serve(options: ApiOptions, settings: CorsSettings): Promise<Served>;
+}
+
+async function nestHost(
+  platform: ExpressAdapter | FastifyAdapter,
+  options: ApiOptions,
+  settings: CorsSettings,
+): Promise<Served> {
+  const app = await NestFactory.create(WorkforceKitModule.forRoot(options), platform, {
+    logger: false,
+    forceCloseConnections: true,
+  });
+  app.setGlobalPrefix('api');
+  app.enableCors(settings);
+  await app.listen(0, '127.0.0.1');
+  return { url: `${await app.getUrl()}/api`, close: () => app.close() };
+}
+
+const HOSTS: readonly Host[] = [
+  {
+    name: 'Nest on Express, enableCors()',
+    serve: (options, settings) => nestHost(new ExpressAdapter(), options, settings),
+  },
+  {
+    name: 'Nest on Fastify, enableCors()',
+    serve: (options, settings) =>
+      nestHost(new FastifyAdapter({ frameworkErrors: frameworkErrors() }), options, settings),
+  },
+  {
+    name: 'the Express router behind cors()',
+    async serve(options, settings) {
+      const app = express().use(cors(settings)).use('/api', createRouter(options));
+      const server = await listening(createServer(app));
+      return {
+        url: `${origin(server)}/api`,
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
+    },
+  },
+  {
+    name: 'the Fastify plugin behind @fastify/cors',
+    async serve(options, settings) {
+      const app = Fastify({ forceCloseConnections: true });
+      await app.register(fastifyCors, settings);
+      await app.register(workforceKit, { ...options, prefix: '/api' });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return { url: `${origin(app.server)}/api`, close: () => app.close() };
+    },
+  },
+];
+
+async function listening(server: Server): Promise<Server> {
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve).once('error', reject);
+  });
+  return server;
+}
+
+function origin(server: Server): string {
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What the page's fetch gave: the answer's status, a header the host exposes, and its body. */
+type Fetched =
+  | { readonly status: number; readonly requestId: string | null; readonly body: unknown }
+  | { readonly failed: string };
+
+/** Calls `url` with fetch from the page, as the web app's own script does. */
+function fetchFromPage(
+  page: Page,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<Fetched> {
+  return page.evaluate(
+    async ({ url, init }) => {
+      try {
+        const response = await fetch(url, init);
+        const requestId = response.headers.get('x-request-id');
+        return { status: response.status, requestId, body: await response.json() };
+      } catch (error) {
+        return { failed: String(error) };
+      }
+    },
+    { url, init },
+  );
+}
+
+describe('a page on another origin, in headless Chromium', () => {
+  const world = aWorld();
+  let browser: Browser;
+  let front: Server;
+  let elsewhere: Server;
+  let token: string;
+
+  beforeAll(async () => {
+    // Two web apps: the one the API's CORS names, and another.
+    const page = (_req: unknown, res: ServerResponse) =>
+      res
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end('<!doctype html><title>front</title>');
+    [front, elsewhere, browser, token] = await Promise.all([
+      listening(createServer(page)),
+      listening(createServer(page)),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+        ],
+      }),
+      tokenFor([world.restaurant.guid]),
+    ]);
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    front?.close();
+    elsewhere?.close();
+  });
+
+  it.each(HOSTS)('calls the API through $name', async (host) => {
+    const served = await host.serve(testApiOptions(world.seed), {
+      origin: origin(front),
+      methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      exposedHeaders: ['X-Request-Id'],
+    });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(origin(front));
+      const headers = {
+        Authorization: `Bearer ${token}`,
+        [RESTAURANT_HEADER]: world.restaurant.guid,
+      };
+
+      const found = await fetchFromPage(
+        page,
+        `${served.url}/restaurants/v1/restaurants/${world.restaurant.guid}`,
+        { headers },
+      );
+      expect(found).toMatchObject({ status: 200, body: { guid: world.restaurant.guid } });
+      expect('requestId' in found && found.requestId).toBeTruthy();
+
+      const unarchived = await fetchFromPage(
+        page,
+        `${served.url}/labor/v1/employees/${world.archivedEmployee.guid}/unarchive`,
+        { method: 'PUT', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{}' },
+      );
+      expect(unarchived).toMatchObject({ status: 200, body: { deleted: false } });
+
+      // A refusal reaches the page too, with its problem.
+      const refused = await fetchFromPage(
+        page,
+        `${served.url}/restaurants/v1/restaurants/${world.restaurant.guid}`,
+        { headers: { [RESTAURANT_HEADER]: world.restaurant.guid } },
+      );
+      expect(refused).toMatchObject({ status: 401, body: { code: 'INVALID_TOKEN' } });
+
+      // Another origin's page gets no answer it may read.
+      const other = await context.newPage();
+      await other.goto(origin(elsewhere));
+      const blocked = await fetchFromPage(
+        other,
+        `${served.url}/restaurants/v1/restaurants/${world.restaurant.guid}`,
+        { headers },
+      );
+      expect(blocked).toEqual({ failed: 'TypeError: Failed to fetch' });
+    } finally {
+      await context.close();
+      await served.close();
+    }
+  });
+});
