@@ -135,6 +135,22 @@ function changeJson(queued: QueuedWrite): string {
   return `{"kind":"${queued.table}","restaurant":${text(queued.restaurantGuid)},"guid":${text(queued.guid)},"expected":${queued.expectedVersion},"external_id":${text(queued.externalId)},"deleted":${queued.deleted},${record},"events":${queued.events}}`;
 }
 
+/**
+ * The JSON array of a batch's changes in `order`, made by one join of its parts (brackets and commas
+ * among them), so that the text is flat: pg measures it before sending, which flattens a text that
+ * was joined and then put inside its brackets, a copy of the batch's whole text.
+ */
+function batchJson(batch: readonly QueuedWrite[], order: readonly number[]): string {
+  const parts: string[] = new Array(order.length * 2 + 1);
+  parts[0] = '[';
+  for (let i = 0; i < order.length; i++) {
+    parts[i * 2 + 1] = changeJson(batch[order[i] as number] as QueuedWrite);
+    parts[i * 2 + 2] = ',';
+  }
+  parts[parts.length - 1] = ']';
+  return parts.join('');
+}
+
 /** The order of records in a batch statement: by table, restaurant and GUID. */
 function compareKeys(a: QueuedWrite | undefined, b: QueuedWrite | undefined): number {
   const [x, y] = [a?.key ?? '', b?.key ?? ''];
@@ -201,7 +217,7 @@ export class RecordWrites {
       return rows as WriteRow[];
     }
     const order = batch.map((_, index) => index).sort((a, b) => compareKeys(batch[a], batch[b]));
-    const changes = `[${order.map((index) => changeJson(batch[index] as QueuedWrite)).join(',')}]`;
+    const changes = batchJson(batch, order);
     const { rows } = await this.#statements.run(WRITE_RECORDS, [changes, OUTBOX_CHANNEL]);
     const outcomes: (WriteRow | undefined)[] = new Array(batch.length);
     for (const row of rows as WriteRow[]) {
