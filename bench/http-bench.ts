@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { seedToJson } from '@workforce-kit/seed-file/testing';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
+import { databaseBetween, databaseSnapshot } from './database-snapshot.js';
 import { benchSeed, benchToken, EMPLOYEES, employeeGuid, RESTAURANT_GUID } from './fixtures.js';
 import {
   checkTargets,
@@ -29,13 +30,7 @@ import {
   summarise,
   type TargetResult,
 } from './http-report.js';
-import {
-  rows as allRows,
-  type Row,
-  RowStarter,
-  type StatementCount,
-  statementsRun,
-} from './http-rows.js';
+import { rows as allRows, type Row, RowStarter } from './http-rows.js';
 import { BODIES } from './peers/common.js';
 import { cpuMicroseconds, pinLoadGenerator, pinned, stopAll } from './processes.js';
 import {
@@ -140,19 +135,11 @@ async function batchSizesOf(url: string): Promise<BatchSizes | undefined> {
 }
 
 /**
- * A run's statements per request. Per request sent (`requests.sent`), not answered: those in
- * flight when the run stops were served, their statements counted.
+ * A run's requests for per-request figures of the database: those sent, not answered (those in
+ * flight when the run stops were served, their statements counted).
  */
-function statementsPer(
-  before: StatementCount,
-  after: StatementCount,
-  result: autocannon.Result,
-): Pick<StoreRun, 'statementsPerRequest' | 'rateLimitStatementsPerRequest'> {
-  const sent = (result.requests as { sent?: number }).sent ?? result.requests.total;
-  return {
-    statementsPerRequest: (after.all - before.all) / sent,
-    rateLimitStatementsPerRequest: (after.rateLimits - before.rateLimits) / sent,
-  };
+function sentBy(result: autocannon.Result): number {
+  return (result.requests as { sent?: number }).sent ?? result.requests.total;
 }
 
 async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<void> {
@@ -185,8 +172,8 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
       await load(true);
       const before = storeRow ? await batchSizesOf(server.url) : undefined;
       const { databaseUrl } = server;
-      const statementsBefore =
-        databaseUrl === undefined ? undefined : await statementsRun(databaseUrl);
+      const databaseBefore =
+        databaseUrl === undefined ? undefined : await databaseSnapshot(databaseUrl);
       const cpuBefore = await cpuMicroseconds(server.pid);
       const result = await load(false);
       const serverCpuUs = ((await cpuMicroseconds(server.pid)) - cpuBefore) / result.requests.total;
@@ -200,9 +187,9 @@ async function measureRow(starter: RowStarter, row: Row, pass: number): Promise<
           meanMs: result.latency.average,
           serverCpuUs,
           batchSizes: batchSizesBetween(before, await batchSizesOf(server.url)),
-          ...(databaseUrl === undefined || statementsBefore === undefined
+          ...(databaseUrl === undefined || databaseBefore === undefined
             ? {}
-            : statementsPer(statementsBefore, await statementsRun(databaseUrl), result)),
+            : databaseBetween(databaseBefore, await databaseSnapshot(databaseUrl), sentBy(result))),
         });
       }
       const run: Run = {

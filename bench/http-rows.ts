@@ -7,7 +7,8 @@
 // HTTP_FRAMEWORK=hono) beside bare Hono, and on Bun.serve (bun/bun-server.ts, run by Bun, with the
 // reference server's API options) beside bare Bun.serve. The NestJS module (the reference server's
 // HTTP_FRAMEWORK=nestjs, on Nest's Express platform) is beside bare NestJS, a controller on the
-// same platform.
+// same platform. `pg-plain` (peers/pg-plain.ts) is the same work by hand on the PostgreSQL server
+// of the `wk-postgres` row, each start in a database of its own.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,7 @@ export type RowId =
   | 'wk-nestjs'
   | 'wk-bun'
   | 'wk-pglite'
+  | 'pg-plain'
   | 'wk-postgres';
 
 export interface Row {
@@ -44,6 +46,8 @@ export interface Row {
   readonly label: string;
   /** A peer of bench/server.ts, or the reference server with these settings. */
   readonly peer?: string;
+  /** The peer serves from a database of its own on the bench's PostgreSQL server (DATABASE_URL). */
+  readonly database?: true;
   /** A row of bun/bun-server.ts, run by Bun. */
   readonly bun?: 'bun-bare' | 'wk-bun';
   readonly settings?: Readonly<Record<string, string>>;
@@ -126,6 +130,13 @@ export function rows(stores: readonly string[]): Row[] {
     ...(stores.includes('postgres')
       ? [
           {
+            id: 'pg-plain',
+            label:
+              'node:http and pg by hand on PostgreSQL 15: a change one conditional UPDATE (the floor)',
+            peer: 'pg-plain',
+            database: true,
+          } as const,
+          {
             id: 'wk-postgres',
             label: 'workforce-kit on PostgreSQL 15 (Express, STORE=postgres)',
             settings: { STORE: 'postgres' },
@@ -157,36 +168,8 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 /** A row's server, and the database it serves from when it is a PostgreSQL server's. */
 export interface RowServer extends Launched {
-  /** Its database's URL, with `pg_stat_statements` on (STORE=postgres). */
+  /** Its database's URL, with `pg_stat_statements` on (STORE=postgres, or `pg-plain`'s own). */
   readonly databaseUrl?: string;
-}
-
-/** Statements a database has run so far: all of them, and those of the rate limits. */
-export interface StatementCount {
-  readonly all: number;
-  /** Those that name `workforce_kit_rate_limits` (the shared rate limits' claims or upserts). */
-  readonly rateLimits: number;
-}
-
-/**
- * The statements a database has run so far (pg_stat_statements' calls, top-level statements: a
- * function call is one), but those that read the count itself.
- */
-export async function statementsRun(databaseUrl: string): Promise<StatementCount> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ all: string | null; rate_limits: string | null }>(
-      `SELECT sum(calls)::text AS all,
-         (sum(calls) FILTER (WHERE query LIKE '%workforce_kit_rate_limits%'))::text AS rate_limits
-       FROM pg_stat_statements
-       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND query NOT LIKE '%pg_stat_statements%'`,
-    );
-    return { all: Number(rows[0]?.all ?? 0), rateLimits: Number(rows[0]?.rate_limits ?? 0) };
-  } finally {
-    await client.end();
-  }
 }
 
 /** Creates a database on `server` with pg_stat_statements in it; its URL. */
@@ -220,16 +203,18 @@ export class RowStarter {
     const n = ++this.#starts;
     const logFile = join(this.work, `${n}-${row.id}.log`);
     if (row.peer !== undefined) {
-      return launch({
+      const databaseUrl = row.database ? await this.#countedDatabase() : undefined;
+      const server = await launch({
         args: [...nodeArgs, '--import', 'tsx', 'server.ts', row.peer],
         cwd: here,
-        env: baseEnv(),
+        env: { ...baseEnv(), ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) },
         logFile,
         urlIn: (log) => {
           const port = /\{"port":(\d+)\}/.exec(log)?.[1];
           return port === undefined ? undefined : `http://127.0.0.1:${port}`;
         },
       });
+      return databaseUrl === undefined ? server : { ...server, databaseUrl };
     }
     const settings = { ...row.settings };
     let databaseUrl: string | undefined;
@@ -247,11 +232,7 @@ export class RowStarter {
       });
     }
     if (settings.STORE === 'postgres') {
-      // Statements counted per request (pg_stat_statements, loaded at the server's start).
-      this.#database ??= startPostgresServer({
-        settings: { shared_preload_libraries: 'pg_stat_statements' },
-      });
-      databaseUrl = await countedDatabase(await this.#database);
+      databaseUrl = await this.#countedDatabase();
       settings.DATABASE_URL = databaseUrl;
     } else if (settings.STORE === undefined) {
       settings.PGLITE_DIR = join(this.work, `${n}-pglite`);
@@ -265,6 +246,17 @@ export class RowStarter {
     });
     await ready(server);
     return databaseUrl === undefined ? server : { ...server, databaseUrl };
+  }
+
+  /**
+   * A new database on the bench's one PostgreSQL server (started at the first call), its
+   * statements counted per request (pg_stat_statements, loaded at the server's start).
+   */
+  async #countedDatabase(): Promise<string> {
+    this.#database ??= startPostgresServer({
+      settings: { shared_preload_libraries: 'pg_stat_statements' },
+    });
+    return countedDatabase(await this.#database);
   }
 
   /** The reference server's settings in the bench, on a port of its own, over the bench's seed. */

@@ -1,7 +1,8 @@
 // `tsx profile.ts <row> [<row>...]`: per-request CPU profiles of rows of the HTTP bench, diffed
 // function by function. Each row's server runs under `node --cpu-prof` on core 0, takes
 // PROFILE_REQUESTS GETs (or cycle requests: PROFILE_SCENARIO=cycle, or the row named as
-// `row:cycle`) from autocannon on core 1 after a warm-up, and is stopped with SIGTERM so that V8
+// `row:cycle`) from autocannon on core 1 (PROFILE_CONNECTIONS connections, 50 by default) after a
+// warm-up, and is stopped with SIGTERM so that V8
 // writes the profile. The self time of every function (by name and file) is divided by the number
 // of requests: microseconds of the server's core per request. With two rows, the second column is
 // the first's difference from the second. A reference server row named `row@base` runs the build
@@ -18,6 +19,8 @@ import { RowStarter, rows } from './http-rows.js';
 import { cpuMicroseconds, pinLoadGenerator, stopAll } from './processes.js';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 100_000);
+/** The load generator's connections: 50 as the bench's load, 1 for a request with no batching. */
+const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 50);
 /** Without the profiler: only the CPU time the server's process spent per request. */
 const CPU_ONLY = process.env.PROFILE_CPU_ONLY === '1';
 const SCENARIO = process.env.PROFILE_SCENARIO ?? 'GET';
@@ -101,7 +104,7 @@ try {
     const load = (amount: number) =>
       autocannon({
         url: server.url,
-        connections: 50,
+        connections: CONNECTIONS,
         amount,
         ...(scenario === 'GET'
           ? {

@@ -8,6 +8,7 @@ import { fastifyReference } from './peers/fastify-reference.js';
 import { expressFloor, nodeFloor } from './peers/floor.js';
 import { nestBare } from './peers/nest-bare.js';
 import { openapiBackend } from './peers/openapi-backend.js';
+import { pgPlain } from './peers/pg-plain.js';
 import { nodePlain } from './peers/plain.js';
 
 /** The peers by name: the names http-bench.ts's rows use. */
@@ -16,6 +17,7 @@ const PEERS: Record<string, () => Promise<Listening>> = {
   'node-bare': nodeBare,
   'node-floor': nodeFloor,
   'node-plain': nodePlain,
+  'pg-plain': pgPlain,
   'express-floor': expressFloor,
   'fastify-bare': fastifyBare,
   'hono-bare': honoBare,

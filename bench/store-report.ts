@@ -1,13 +1,18 @@
-// The stores in the HTTP bench (issues 21 and 27): the GET and the archive/unarchive cycle of the
-// reference server on PGlite and on a PostgreSQL server beside the same server on the memory
-// store (the wk-express row), the cycle at the bench's connections and at one, with the batch
+// The stores in the HTTP bench (issues 21, 27 and 42): the GET and the archive/unarchive cycle of
+// the reference server on PGlite and on a PostgreSQL server beside the same server on the memory
+// store (the wk-express row) and the same work by hand on the PostgreSQL server (pg-plain), the
+// cycle at the bench's connections and at one, with the batch
 // sizes the PostgreSQL store's group commit made during the measured runs (from
 // `workforce_kit_store_batch_size` in /metrics) and, on a PostgreSQL server, the statements it
 // ran per request (pg_stat_statements).
+import type { StatementFigure } from './database-snapshot.js';
 import type { RowId } from './http-rows.js';
 
-/** The rows of the store table: the memory store first (the baseline), then PGlite, PostgreSQL. */
-export const STORE_ROWS: readonly RowId[] = ['wk-express', 'wk-pglite', 'wk-postgres'];
+/**
+ * The rows of the store table: the memory store first (the baseline), then PGlite, the same work by
+ * hand on the PostgreSQL server (`pg-plain`), and workforce-kit on it.
+ */
+export const STORE_ROWS: readonly RowId[] = ['wk-express', 'wk-pglite', 'pg-plain', 'wk-postgres'];
 
 /** The targets of issue 21: each store's cycle at least this many times the memory store's. */
 const CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-pglite': 0.5, 'wk-postgres': 0.6 };
@@ -15,6 +20,13 @@ const CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-pglite': 0.5, 'wk-po
 const GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 0.7 };
 /** And at most one statement per GET on average, under the bench's load. */
 const STATEMENTS_PER_GET_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1 };
+/**
+ * The targets of issue 42, against the same work by hand on the same server (`pg-plain`): the
+ * cycle's rate at least this many times its own, by rate and by the server's CPU per request.
+ */
+const HAND_WRITTEN_CYCLE_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1.0 };
+/** And the cycle's p99 at most this many times its own. */
+const HAND_WRITTEN_P99_TARGETS: Partial<Record<RowId, number>> = { 'wk-postgres': 1.2 };
 
 /** `workforce_kit_store_batch_size` as scraped: count, sum, and the cumulative buckets by `le`. */
 export interface BatchSizes {
@@ -74,6 +86,10 @@ export interface StoreRun {
   readonly statementsPerRequest?: number | undefined;
   /** Of which the shared rate limits'. */
   readonly rateLimitStatementsPerRequest?: number | undefined;
+  /** The PostgreSQL server's CPU per request, µs. */
+  readonly databaseCpuUs?: number | undefined;
+  /** Each statement's calls and execution time per request, the most time first. */
+  readonly statements?: readonly StatementFigure[] | undefined;
 }
 
 export interface StoreSummary {
@@ -88,6 +104,11 @@ export interface StoreSummary {
   readonly cycleCpuUs: number;
   readonly statementsPerCycleRequest: number | undefined;
   readonly cycleRatio: number;
+  /** The PostgreSQL server's CPU per GET and per cycle request, µs (a row with a database). */
+  readonly getDatabaseCpuUs: number | undefined;
+  readonly cycleDatabaseCpuUs: number | undefined;
+  /** The cycle's statements, per request (the means of its runs), the most time first. */
+  readonly cycleStatements: readonly StatementFigure[];
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly batches: BatchSizes | undefined;
@@ -114,16 +135,41 @@ function added(runs: readonly (BatchSizes | undefined)[]): BatchSizes | undefine
   };
 }
 
-/** The mean of the runs' statements per request, or undefined when none counted them. */
+/** The mean of a per-request figure of the database over the runs, or undefined when none had it. */
 function statementsPer(
   runs: readonly StoreRun[],
-  which: 'statementsPerRequest' | 'rateLimitStatementsPerRequest' = 'statementsPerRequest',
+  which:
+    | 'statementsPerRequest'
+    | 'rateLimitStatementsPerRequest'
+    | 'databaseCpuUs' = 'statementsPerRequest',
 ): number | undefined {
   const counted = runs.flatMap((run) => {
     const value = run[which];
     return value === undefined ? [] : [value];
   });
   return counted.length === 0 ? undefined : mean(counted);
+}
+
+/** Each statement's figures, the means over the runs (a statement a run lacks counts as none). */
+function statementsOf(runs: readonly StoreRun[]): StatementFigure[] {
+  const counted = runs.filter((run) => run.statements !== undefined);
+  const byQuery = new Map<string, { calls: number; execUs: number }>();
+  for (const run of counted) {
+    for (const { query, callsPerRequest, execUsPerRequest } of run.statements ?? []) {
+      const sum = byQuery.get(query) ?? { calls: 0, execUs: 0 };
+      sum.calls += callsPerRequest;
+      sum.execUs += execUsPerRequest;
+      byQuery.set(query, sum);
+    }
+  }
+  return [...byQuery]
+    .map(([query, { calls, execUs }]) => ({
+      query,
+      callsPerRequest: calls / counted.length,
+      execUsPerRequest: execUs / counted.length,
+      meanMs: execUs / calls / 1000,
+    }))
+    .sort((a, b) => b.execUsPerRequest - a.execUsPerRequest);
 }
 
 /**
@@ -160,6 +206,9 @@ export function summariseStores(
       cycleCpuUs: mean(measured.map((run) => run.serverCpuUs)),
       statementsPerCycleRequest: statementsPer(measured),
       cycleRatio: requestsPerSecond / memory,
+      getDatabaseCpuUs: statementsPer(gets, 'databaseCpuUs'),
+      cycleDatabaseCpuUs: statementsPer(measured, 'databaseCpuUs'),
+      cycleStatements: statementsOf(measured),
       p50Ms: mean(measured.map((run) => run.p50Ms)),
       p99Ms: mean(measured.map((run) => run.p99Ms)),
       batches: added(measured.map((run) => run.batchSizes)),
@@ -191,6 +240,7 @@ export interface StoreTarget {
 }
 
 export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[] {
+  const byHand = stores.find((store) => store.row === 'pg-plain');
   return stores.flatMap((store) => {
     const targets: StoreTarget[] = [];
     const getRatio = GET_TARGETS[store.row];
@@ -209,6 +259,28 @@ export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[
         met: store.cycleRatio >= ratio,
       });
     }
+    const handRatio = HAND_WRITTEN_CYCLE_TARGETS[store.row];
+    if (handRatio !== undefined && byHand !== undefined) {
+      // By CPU: what a request costs the machine, the process's and the PostgreSQL server's, since
+      // the hand-written app hands its work to the database; the process's alone beside.
+      const byRate = store.cycle / byHand.cycle;
+      const total = (summary: StoreSummary) =>
+        summary.cycleCpuUs + (summary.cycleDatabaseCpuUs ?? 0);
+      const byCpu = total(byHand) / total(store);
+      targets.push({
+        target: `${store.label}: cycle at least ${handRatio.toFixed(1)}× ${byHand.row}'s, by rate and by CPU (the process's and the database's)`,
+        measured: `${byRate.toFixed(2)}× by rate (${store.cycle.toFixed(0)} vs ${byHand.cycle.toFixed(0)} req/s), ${byCpu.toFixed(2)}× by CPU (${total(store).toFixed(0)} vs ${total(byHand).toFixed(0)} µs a request; the process's alone ${(byHand.cycleCpuUs / store.cycleCpuUs).toFixed(2)}×, ${store.cycleCpuUs.toFixed(0)} vs ${byHand.cycleCpuUs.toFixed(0)} µs)`,
+        met: byRate >= handRatio && byCpu >= handRatio,
+      });
+    }
+    const p99Ratio = HAND_WRITTEN_P99_TARGETS[store.row];
+    if (p99Ratio !== undefined && byHand !== undefined) {
+      targets.push({
+        target: `${store.label}: cycle p99 at most ${p99Ratio.toFixed(1)}× ${byHand.row}'s`,
+        measured: `${(store.p99Ms / byHand.p99Ms).toFixed(2)}× (${store.p99Ms.toFixed(1)} vs ${byHand.p99Ms.toFixed(1)} ms)`,
+        met: store.p99Ms <= p99Ratio * byHand.p99Ms,
+      });
+    }
     const statements = STATEMENTS_PER_GET_TARGETS[store.row];
     if (statements !== undefined) {
       const measured = store.statementsPerGet;
@@ -223,6 +295,9 @@ export function checkStoreTargets(stores: readonly StoreSummary[]): StoreTarget[
 }
 
 const perRequest = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(3));
+const microseconds = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(0));
+/** The statements of a row's cycle printed: those of at least 1% of its database time. */
+const STATEMENTS_SHOWN = 0.01;
 
 export function printStores(
   stores: readonly StoreSummary[],
@@ -233,20 +308,37 @@ export function printStores(
     `\n### The stores: GET and the cycle beside the memory store (workforce-kit on Express), ${connections} connections (the cycle also at one)\n`,
   );
   console.log(
-    `| store | GET req/s | × memory | server CPU µs | statements per GET (the rate limits') | cycle req/s | × memory | server CPU µs | statements per cycle request | p50 / p99 ms | write batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
+    `| store | GET req/s | × memory | server CPU µs | database CPU µs | statements per GET (the rate limits') | cycle req/s | × memory | server CPU µs | database CPU µs | statements per cycle request | p50 / p99 ms | write batch size: mean (share of statements) | one connection: req/s, p50 / mean ms |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const store of stores) {
     const single =
       store.oneConnection === undefined
         ? '–'
         : `${store.oneConnection.toFixed(0)}, ${store.oneConnectionP50Ms?.toFixed(1)} / ${store.oneConnectionMeanMs?.toFixed(2)}`;
     console.log(
-      `| ${store.label} | ${store.get.toFixed(0)} | ${store.getRatio.toFixed(2)} | ${store.getCpuUs.toFixed(0)} | ${perRequest(store.statementsPerGet)}${store.rateLimitStatementsPerGet === undefined ? '' : ` (${perRequest(store.rateLimitStatementsPerGet)})`} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.cycleCpuUs.toFixed(0)} | ${perRequest(store.statementsPerCycleRequest)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
+      `| ${store.label} | ${store.get.toFixed(0)} | ${store.getRatio.toFixed(2)} | ${store.getCpuUs.toFixed(0)} | ${microseconds(store.getDatabaseCpuUs)} | ${perRequest(store.statementsPerGet)}${store.rateLimitStatementsPerGet === undefined ? '' : ` (${perRequest(store.rateLimitStatementsPerGet)})`} | ${store.cycle.toFixed(0)} | ${store.cycleRatio.toFixed(2)} | ${store.cycleCpuUs.toFixed(0)} | ${microseconds(store.cycleDatabaseCpuUs)} | ${perRequest(store.statementsPerCycleRequest)} | ${store.p50Ms.toFixed(1)} / ${store.p99Ms.toFixed(1)} | ${describeBatches(store.batches)} | ${single} |`,
     );
   }
   console.log('');
   for (const target of targets) {
     console.log(`- ${target.target}: ${target.measured}, ${target.met ? 'met' : 'NOT met'}`);
+  }
+  for (const store of stores) {
+    const time = store.cycleStatements.reduce((sum, each) => sum + each.execUsPerRequest, 0);
+    const shown = store.cycleStatements.filter(
+      (each) => each.execUsPerRequest >= STATEMENTS_SHOWN * time,
+    );
+    if (shown.length === 0) continue;
+    console.log(
+      `\n${store.label}, the cycle's statements (pg_stat_statements; execution time in the database):\n`,
+    );
+    console.log('| calls per request | µs per request | mean ms per call | statement |');
+    console.log('|---:|---:|---:|---|');
+    for (const each of shown) {
+      console.log(
+        `| ${each.callsPerRequest.toFixed(3)} | ${each.execUsPerRequest.toFixed(1)} | ${each.meanMs.toFixed(3)} | \`${each.query.replaceAll('|', '\\|')}\` |`,
+      );
+    }
   }
 }

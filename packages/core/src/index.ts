@@ -75,6 +75,7 @@ export {
 } from './maybe-async.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {
+  ChangeRead,
   Clock,
   ConditionalWrite,
   ConditionalWriter,

@@ -18,6 +18,27 @@ export interface ConditionalWrite<T> {
   readonly events: readonly RecordedEvent[];
 }
 
+/**
+ * The read a use case makes of the record it is about to change, given to a repository's `find`
+ * in place of the record's identifier. A store that keeps in process the records it last read or
+ * wrote may answer this read from them, though another process may have changed the record since
+ * (the PostgreSQL store on a server does), and then sets `fromCache`. A change decided from such a
+ * record stands only once its write's version check has confirmed it; a no-op or a refusal
+ * decided from it is read again with the identifier alone, which every store answers with the
+ * record as it stands, and decided again. Such a store keeps, after a write that lost a race
+ * (`VersionConflict`), the record as the database then holds it, or none, so that the change
+ * decided again is not decided from the same stale record. A store that always answers with the
+ * record as it stands leaves `fromCache` as it is: it needs nothing more.
+ *
+ * @example
+ * ```ts
+ * const read: ChangeRead = { ...employeeId, fromCache: false };
+ * const found = await store.employees.find(restaurantGuid, read);
+ * // read.fromCache: answered from what the store keeps, to be confirmed unless a write does
+ * ```
+ */
+export type ChangeRead = RecordIdentifier & { fromCache: boolean };
+
 /** The compare-and-set write every mutable record's repository offers. */
 export interface ConditionalWriter<T> {
   /**
@@ -59,7 +80,8 @@ export interface EmployeeRepository extends ConditionalWriter<Employee> {
   /**
    * The employee of this restaurant with this GUID or external identifier, or `null`. An external
    * identifier is looked up within the restaurant only (the same one may name another
-   * restaurant's employee).
+   * restaurant's employee). Given a {@link ChangeRead}, the store may answer from the records it
+   * keeps in process, and says so.
    */
   find(
     restaurantGuid: Guid,
@@ -69,7 +91,10 @@ export interface EmployeeRepository extends ConditionalWriter<Employee> {
 
 /** Shifts, always read and written within one restaurant. Never throws; see {@link EmployeeRepository}. */
 export interface ShiftRepository extends ConditionalWriter<Shift> {
-  /** The shift of this restaurant with this GUID or external identifier, or `null`. */
+  /**
+   * The shift of this restaurant with this GUID or external identifier, or `null`; given a
+   * {@link ChangeRead}, as {@link EmployeeRepository.find}.
+   */
   find(
     restaurantGuid: Guid,
     shiftId: RecordIdentifier,

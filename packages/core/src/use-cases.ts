@@ -25,6 +25,7 @@ import {
 } from './identifiers.js';
 import { andThen, type MaybeAsync, whenReady } from './maybe-async.js';
 import type {
+  ChangeRead,
   Clock,
   ConditionalWriter,
   EmployeeRepository,
@@ -270,8 +271,11 @@ type ChangeRecordError<NotFound, Refusal> =
 /**
  * Read, decide, commit: reads the target, decides its transition, and writes it conditionally on
  * the version read. A lost race (a version conflict) reads and decides again, on the state that
- * won, at most `maxAttempts` times in all. Each step goes on at once when the store answers at
- * once (a `Result`), or when its answer settles (a promise of one).
+ * won, at most `maxAttempts` times in all. The read is a {@link ChangeRead}: a store may answer it
+ * from the records it keeps in process, which a write's version check confirms; a decision to
+ * write nothing (not found, refused, a no-op) made from such a record is made again from the
+ * record as it stands. Each step goes on at once when the store answers at once (a `Result`), or
+ * when its answer settles (a promise of one).
  */
 function changeRecord<
   T extends StoredRecord & { readonly externalId?: ExternalId },
@@ -285,29 +289,98 @@ function changeRecord<
   change: Change<T, NotFound, Refusal>,
 ): MaybeAsync<Result<Committed<T>, ChangeRecordError<NotFound, Refusal>>> {
   const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  const attempt = (
-    attemptNumber: number,
-  ): MaybeAsync<Result<Committed<T>, ChangeRecordError<NotFound, Refusal>>> =>
-    andThen(repository.find(target.restaurantGuid, target.id), (found) => {
-      if (!isTarget(found, target)) return err(change.notFound(target.restaurantGuid, target.id));
-      const decided = change.decide(found, deps.clock.now());
-      if (decided.isErr()) return err(decided.error);
-      const transition = decided.value;
-      // A no-op writes nothing.
-      if (isNoOp(transition)) return ok({ record: transition.record, events: NO_EVENTS });
-      const events = recordedEvents(transition, deps.ids, requestId);
-      const write = { record: transition.record, expectedVersion: found.version, events };
-      return whenReady(repository.write(write), (written) => {
-        if (written.isOk()) return ok({ record: written.value, events });
-        if (written.error.type !== 'VersionConflict') return err(written.error);
-        // Lost the race: read the state that won, and decide again.
-        if (attemptNumber >= maxAttempts) {
-          return err(writeContention(formatRecordId(target.id), attemptNumber));
-        }
-        return attempt(attemptNumber + 1);
-      });
-    });
-  return attempt(1);
+  return attempt({ deps, repository, target, requestId, change, maxAttempts }, 1, false);
+}
+
+/** A change of one record under way: what each of its attempts needs (one object per change). */
+interface RecordChange<T, NotFound, Refusal> {
+  readonly deps: Pick<UseCaseDeps, 'clock' | 'ids'>;
+  readonly repository: RecordRepository<T>;
+  readonly target: Target;
+  readonly requestId: string;
+  readonly change: Change<T, NotFound, Refusal>;
+  readonly maxAttempts: number;
+}
+
+type ChangeOutcome<NotFound, Refusal, T> = MaybeAsync<
+  Result<Committed<T>, ChangeRecordError<NotFound, Refusal>>
+>;
+
+/** One read, decision and write; `confirming`: read the record as it stands, not as kept. */
+function attempt<
+  T extends StoredRecord & { readonly externalId?: ExternalId },
+  NotFound extends DomainError,
+  Refusal extends DomainError,
+>(
+  run: RecordChange<T, NotFound, Refusal>,
+  attemptNumber: number,
+  confirming: boolean,
+): ChangeOutcome<NotFound, Refusal, T> {
+  const { target } = run;
+  const changeRead: ChangeRead | undefined = confirming ? undefined : changeReadOf(target.id);
+  return andThen(run.repository.find(target.restaurantGuid, changeRead ?? target.id), (found) => {
+    const { change } = run;
+    if (!isTarget(found, target)) {
+      const notFound = err(change.notFound(target.restaurantGuid, target.id));
+      return nothingToWrite(run, attemptNumber, changeRead, notFound);
+    }
+    const decided = change.decide(found, run.deps.clock.now());
+    if (decided.isErr()) return nothingToWrite(run, attemptNumber, changeRead, err(decided.error));
+    const transition = decided.value;
+    if (isNoOp(transition)) {
+      const unchanged = ok({ record: transition.record, events: NO_EVENTS });
+      return nothingToWrite(run, attemptNumber, changeRead, unchanged);
+    }
+    return write(run, attemptNumber, found, transition);
+  });
+}
+
+/** A new ChangeRead of a record: each attempt's own, which the store may mark. */
+function changeReadOf(id: RecordIdentifier): ChangeRead {
+  return id.kind === 'guid'
+    ? { kind: 'guid', guid: id.guid, fromCache: false }
+    : { kind: 'externalId', externalId: id.externalId, fromCache: false };
+}
+
+/**
+ * A decision to write nothing stands, unless it was made from a record the store kept, which
+ * another process may have changed since: then it is made again from the record as it stands.
+ */
+function nothingToWrite<
+  T extends StoredRecord & { readonly externalId?: ExternalId },
+  NotFound extends DomainError,
+  Refusal extends DomainError,
+>(
+  run: RecordChange<T, NotFound, Refusal>,
+  attemptNumber: number,
+  changeRead: ChangeRead | undefined,
+  answer: Result<Committed<T>, NotFound | Refusal>,
+): ChangeOutcome<NotFound, Refusal, T> {
+  return changeRead?.fromCache === true ? attempt(run, attemptNumber, true) : answer;
+}
+
+/** The write of a transition at the version read; a lost race is decided again. */
+function write<
+  T extends StoredRecord & { readonly externalId?: ExternalId },
+  NotFound extends DomainError,
+  Refusal extends DomainError,
+>(
+  run: RecordChange<T, NotFound, Refusal>,
+  attemptNumber: number,
+  found: T,
+  transition: Transition<T>,
+): ChangeOutcome<NotFound, Refusal, T> {
+  const events = recordedEvents(transition, run.deps.ids, run.requestId);
+  const conditional = { record: transition.record, expectedVersion: found.version, events };
+  return whenReady(run.repository.write(conditional), (written) => {
+    if (written.isOk()) return ok({ record: written.value, events });
+    if (written.error.type !== 'VersionConflict') return err(written.error);
+    // Lost the race: read the state that won, and decide again.
+    if (attemptNumber >= run.maxAttempts) {
+      return err(writeContention(formatRecordId(run.target.id), attemptNumber));
+    }
+    return attempt(run, attemptNumber + 1, false);
+  });
 }
 
 const NO_EVENTS: readonly RecordedEvent[] = Object.freeze([]);

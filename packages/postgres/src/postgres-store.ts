@@ -38,11 +38,16 @@ export interface PostgresStoreOptions {
    * This store is the database's only writer: PGlite, which one process opens at a time
    * (`openPGlite`). Reads are then served from this process's memory where they can be exactly:
    * each restaurant found is read from the database once (restaurants change only by seeding,
-   * which empties the cache), and the most recently used employees and shifts
-   * ({@link RECORD_CACHE_SIZE} of each kind) are kept as this store last read or wrote them, so
-   * that a change costs one statement, not two. A write that fails drops its record from the
-   * cache. Leave it off with a PostgreSQL server that other processes or tools write: there
-   * every read goes to the database, never stale.
+   * which empties the cache), and the employees and shifts this store keeps (below) answer every
+   * read. Leave it off with a PostgreSQL server that other processes or tools write: there the
+   * restaurants are read from the database each time, and the employees and shifts kept answer
+   * only the use cases' reads before a change (`ChangeRead` of `@workforce-kit/core`), which the
+   * change's write confirms or the use case reads again.
+   *
+   * Either way the store keeps the most recently used employees and shifts
+   * ({@link RECORD_CACHE_SIZE} of each kind) as it last read or wrote them, so that a change costs
+   * one statement, not two; a write that loses a race keeps the record as the database then holds
+   * it, and one whose outcome is not known drops it.
    * @default false
    */
   readonly soleWriter?: boolean;
@@ -90,7 +95,8 @@ function recordPorts<T extends RecordOfKind>(table: RecordTable<T>) {
  * that finds no write in flight is sent at once; a write resolves once its statement committed. A
  * batch the database refuses as a whole is sent again change by change, so that only the change
  * at fault fails. Reads of restaurants, and of employees and shifts by GUID, are grouped the same
- * way, each sent after it was asked for.
+ * way, each sent after it was asked for. The employees and shifts the store last read or wrote
+ * are kept in process (see `soleWriter`): a change of one of them is one statement.
  *
  * @param options - the client, whether the store owns it, and how it reads and writes
  * @returns the store, once migrated; rejects if the migrations cannot be applied
@@ -118,8 +124,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const statements = new StatementRunner(client, options.namedStatements ?? false);
   const soleWriter = options.soleWriter ?? false;
   const writes = new RecordWrites(statements, options);
-  const employees = new RecordTable<Employee>('employees', statements, writes, soleWriter);
-  const shifts = new RecordTable<Shift>('shifts', statements, writes, soleWriter);
+  const keeping = soleWriter ? 'sole-writer' : 'shared-database';
+  const employees = new RecordTable<Employee>('employees', statements, writes, keeping);
+  const shifts = new RecordTable<Shift>('shifts', statements, writes, keeping);
   const restaurants = new RestaurantTable(statements, soleWriter);
   const eventsOf = (rows: { payload: unknown }[]) =>
     rows.map((row) => json<RecordedEvent>(row.payload));

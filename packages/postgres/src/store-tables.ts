@@ -1,15 +1,19 @@
-import type {
-  ConditionalWrite,
-  Guid,
-  IdentityChangeRefused,
-  MaybeAsync,
-  RecordIdentifier,
-  Restaurant,
-  StorageError,
-  VersionConflict,
+import {
+  type ChangeRead,
+  type ConditionalWrite,
+  type Guid,
+  type IdentityChangeRefused,
+  identityChangeRefused,
+  type MaybeAsync,
+  type RecordIdentifier,
+  type Restaurant,
+  type StorageError,
+  storageUnavailable,
+  type VersionConflict,
+  versionConflict,
 } from '@workforce-kit/core';
 import { LRUCache } from 'lru-cache';
-import { ok, type Result, type ResultAsync } from 'neverthrow';
+import { err, ok, type Result, ResultAsync } from 'neverthrow';
 import { GroupCommit } from './group-commit.js';
 import type { RecordWrites } from './record-writes.js';
 import { outcomeOf, type StatementRunner } from './statement-runner.js';
@@ -45,7 +49,7 @@ interface RecordKey {
 
 /**
  * The most recently used records of one kind, by restaurant and GUID, and by restaurant and
- * external id: what a sole writer last read or wrote of each. Records are shared with callers,
+ * external id: what this store last read or wrote of each. Records are shared with callers,
  * which never change them (the core's records are read-only).
  */
 class RecordCache<T extends RecordOfKind> {
@@ -60,15 +64,19 @@ class RecordCache<T extends RecordOfKind> {
     return guid === undefined ? undefined : this.#byGuid.get(`${restaurantGuid} ${guid}`);
   }
 
+  /** Keeps a record, unless a later version of it is kept already (a read that raced a write). */
   set(record: T): void {
-    this.#byGuid.set(`${record.restaurantGuid} ${record.guid}`, record);
+    const key = `${record.restaurantGuid} ${record.guid}`;
+    const kept = this.#byGuid.get(key);
+    if (kept !== undefined && kept.version > record.version) return;
+    this.#byGuid.set(key, record);
     if (record.externalId !== undefined) {
       this.#guidByExternalId.set(`${record.restaurantGuid} ${record.externalId}`, record.guid);
     }
   }
 
-  delete(record: T): void {
-    this.#byGuid.delete(`${record.restaurantGuid} ${record.guid}`);
+  delete(restaurantGuid: Guid, guid: Guid): void {
+    this.#byGuid.delete(`${restaurantGuid} ${guid}`);
   }
 
   clear(): void {
@@ -78,71 +86,112 @@ class RecordCache<T extends RecordOfKind> {
 }
 
 /**
+ * What a table's records kept in process answer: every read, when this store is the database's
+ * only writer (they are exact); only the reads before a change ({@link ChangeRead}), when other
+ * processes write the same database (they may be stale, and the change's write confirms them).
+ */
+export type RecordKeeping = 'sole-writer' | 'shared-database';
+
+/** Whether an identifier is the read a use case makes before a change. */
+function isChangeRead(id: RecordIdentifier): id is ChangeRead {
+  return typeof (id as Partial<ChangeRead>).fromCache === 'boolean';
+}
+
+/**
  * One record kind's table: its reads (by GUID, grouped as the writes are; by external id, one
- * lookup each) and its writes, through the cache of a sole writer.
+ * lookup each) and its writes, through the records it keeps in process: the last this store read
+ * or wrote of each, which answer as {@link RecordKeeping} says.
  */
 export class RecordTable<T extends RecordOfKind> {
   readonly #table: Table;
   readonly #statements: StatementRunner;
   readonly #writes: RecordWrites;
-  readonly #cache: RecordCache<T> | undefined;
+  readonly #kept = new RecordCache<T>();
+  readonly #soleWriter: boolean;
   readonly #reads: GroupCommit<RecordKey, RecordRow | null>;
   readonly #byGuid: string;
   readonly #byExternalId: string;
   readonly #batchByGuid: string;
+  readonly #writeOperation: string;
 
   constructor(
     table: Table,
     statements: StatementRunner,
     writes: RecordWrites,
-    soleWriter: boolean,
+    keeping: RecordKeeping,
   ) {
     this.#table = table;
     this.#statements = statements;
     this.#writes = writes;
-    this.#cache = soleWriter ? new RecordCache<T>() : undefined;
+    this.#soleWriter = keeping === 'sole-writer';
     this.#byGuid = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND guid = $2`;
     this.#byExternalId = `SELECT data, version FROM ${table} WHERE restaurant_guid = $1 AND external_id = $2`;
     this.#batchByGuid = readRecordsByGuid(table);
+    this.#writeOperation = `${table}.write`;
     this.#reads = new GroupCommit({
       commit: (keys) => this.#readByGuid(keys),
       maxBatchSize: MAX_READ_BATCH_SIZE,
     });
   }
 
-  /** The record of a restaurant by GUID or external id: at once when a sole writer holds it. */
+  /**
+   * The record of a restaurant by GUID or external id: at once from the records kept, when they
+   * may answer this read (a sole writer's answer every read; otherwise only a {@link ChangeRead},
+   * told so); else from the database, and kept.
+   */
   find(restaurantGuid: Guid, id: RecordIdentifier): MaybeAsync<Result<T | null, StorageError>> {
-    const cache = this.#cache;
-    const known = cache?.get(restaurantGuid, id);
-    if (known !== undefined) return ok(known);
-    const found = this.#read(restaurantGuid, id);
-    if (cache === undefined) return found;
-    return found.map((record) => {
-      if (record !== null) cache.set(record);
+    const changeRead = isChangeRead(id);
+    if (this.#soleWriter || changeRead) {
+      const kept = this.#kept.get(restaurantGuid, id);
+      if (kept !== undefined) {
+        if (changeRead && !this.#soleWriter) id.fromCache = true;
+        return ok(kept);
+      }
+    }
+    return this.#read(restaurantGuid, id).map((record) => {
+      if (record !== null) this.#kept.set(record);
       return record;
     });
   }
 
+  /**
+   * A conditional write: its stored record, kept; or why not, with the record as the database
+   * holds it kept instead (or none, when the outcome is not known).
+   */
   write(
     change: ConditionalWrite<T>,
   ): ResultAsync<T, VersionConflict | IdentityChangeRefused | StorageError> {
-    const written = this.#writes.write(this.#table, change);
-    const cache = this.#cache;
-    if (cache === undefined) return written;
-    return written
-      .map((stored) => {
-        cache.set(stored);
-        return stored;
-      })
-      .mapErr((error) => {
-        cache.delete(change.record);
-        return error;
-      });
+    const { record } = change;
+    type Outcome = Result<T, VersionConflict | IdentityChangeRefused | StorageError>;
+    // The record as held at the version the change read: only what changed of it is sent.
+    const held = this.#kept.get(record.restaurantGuid, { kind: 'guid', guid: record.guid });
+    const base = held?.version === change.expectedVersion ? held : undefined;
+    const outcome = this.#writes.write(this.#table, change, base).then(
+      (outcome): Outcome => {
+        if (outcome.written) {
+          this.#kept.set(outcome.record);
+          return ok(outcome.record);
+        }
+        if (outcome.current === null) this.#kept.delete(record.restaurantGuid, record.guid);
+        else this.#kept.set(outcome.current);
+        return err(
+          outcome.identityChanged
+            ? identityChangeRefused(record.guid)
+            : versionConflict(record.guid, change.expectedVersion),
+        );
+      },
+      (cause: unknown): Outcome => {
+        // Committed or not, it is not known: what is kept of the record is dropped.
+        this.#kept.delete(record.restaurantGuid, record.guid);
+        return err(storageUnavailable(this.#writeOperation, cause));
+      },
+    );
+    return new ResultAsync(outcome);
   }
 
-  /** Drops what a sole writer holds (the store was seeded). */
+  /** Drops what is kept (the store was seeded). */
   clear(): void {
-    this.#cache?.clear();
+    this.#kept.clear();
   }
 
   /** A read from the database: by GUID grouped with the reads that arrive meanwhile. */

@@ -43,12 +43,16 @@ describe('soleWriter', () => {
     expect((await store.restaurants.findByGuid(first.guid))._unsafeUnwrap()).toEqual(renamed);
   });
 
-  it('reads a record once, then as it last wrote it; a write that fails drops it', async () => {
+  it('reads a record once, then as it last wrote it; a write whose outcome is not known drops it', async () => {
     await emptyTables(db);
     const statements: string[] = [];
+    let failWrites = false;
     const counting = {
       query: (text: string, params?: unknown[]) => {
         statements.push(text);
+        if (failWrites && text.includes('workforce_kit_change_record')) {
+          return Promise.reject(new Error('connection lost'));
+        }
         return db.query(text, params);
       },
     };
@@ -81,10 +85,20 @@ describe('soleWriter', () => {
     // Another restaurant never sees it, cached or not.
     expect((await store.employees.find(aRestaurant().guid, byGuid))._unsafeUnwrap()).toBeNull();
 
-    // A write at a stale version fails, and the next read goes to the database again.
+    // A write at a stale version fails, and keeps the record as the database holds it (which its
+    // statement gave back): the next read needs no statement.
     expect((await store.employees.write(change))._unsafeUnwrapErr().type).toBe('VersionConflict');
     const afresh = (await store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap();
     expect(afresh).toEqual(stored);
+    expect(reads()).toBe(2);
+
+    // A write whose outcome is not known (its statement failed) drops it, and the next read goes
+    // to the database again.
+    failWrites = true;
+    const next = { ...change, record: { ...change.record, version: 3 }, expectedVersion: 2 };
+    expect((await store.employees.write(next))._unsafeUnwrapErr().type).toBe('StorageUnavailable');
+    failWrites = false;
+    expect((await store.employees.find(restaurant.guid, byGuid))._unsafeUnwrap()).toEqual(stored);
     expect(reads()).toBe(3);
   });
 });
