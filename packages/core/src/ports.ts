@@ -32,8 +32,8 @@ export interface ConditionalWrite<T> {
  *
  * @example
  * ```ts
- * const read: ChangeRead = { ...employeeId, fromCache: false };
- * const found = await store.employees.find(restaurantGuid, read);
+ * const read: ChangeRead = { ...id, fromCache: false };
+ * const found = await store.employees.find(restaurant.guid, read);
  * // read.fromCache: answered from what the store keeps, to be confirmed unless a write does
  * ```
  */
