@@ -18,11 +18,10 @@ import { WorkforceKitModule } from '@workforce-kit/nestjs';
 import cors from 'cors';
 import express from 'express';
 import Fastify from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Served } from '../support/adapters.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium.js';
 
 /** The CORS settings every host is given, in the words the three CORS libraries share. */
 interface CorsSettings {
@@ -138,16 +137,7 @@ describe('a page on another origin, in headless Chromium', () => {
     [front, elsewhere, browser, token] = await Promise.all([
       listening(createServer(page)),
       listening(createServer(page)),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
-      }),
+      launchChromium(),
       tokenFor([world.restaurant.guid]),
     ]);
   }, 30_000);

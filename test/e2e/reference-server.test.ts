@@ -11,9 +11,10 @@ import {
   getRestaurant,
   unarchiveEmployee,
 } from '@workforce-kit/types';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAMEWORK_SETTINGS } from '../../packages/server/test/support/frameworks.js';
+import { launchChromium } from '../support/chromium.js';
 import { devLogin, type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
 const HARBOR = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
@@ -23,24 +24,13 @@ const MARIA = '6a2b9c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d';
 const MARIA_EXTERNAL_ID = 'PAYROLL:10042';
 const SHIFT = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
 const SHIFT_EXTERNAL_ID = 'SCHEDULER:shift-20260301-0042';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * One Chromium for the file, started when a test first asks for it (each framework's page opens in
  * a context of its own): a start of Chromium is a second or two of CPU.
  */
 let browser: Promise<Browser> | undefined;
-const theBrowser = () =>
-  (browser ??= chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  }));
+const theBrowser = () => (browser ??= launchChromium());
 afterAll(async () => {
   await (await browser)?.close();
 });
