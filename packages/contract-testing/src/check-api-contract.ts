@@ -4,6 +4,9 @@ import { authProperties } from './auth-properties.js';
 import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
+import { EventLedger, type EventsSummary } from './event-ledger.js';
+import type { EventSource } from './event-source.js';
+import { eventRulesOf, finishEvents } from './events-result.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -66,6 +69,19 @@ export interface ContractOptions {
    * "Thin evidence"). The groups `only` leaves out may leave rules unchecked. @default false
    */
   readonly minCoverage?: boolean;
+  /**
+   * The deployment's events, to hold to the calls that made them: the recorder of an app in
+   * process (`createEventRecorder`, whose `record` is the app's `onEvent`), the kit's webhook
+   * receiver (`startWebhookReceiver`, the deployment's webhooks pointed at it), or a source of
+   * your own. Without it, events are not checked, and the report says so.
+   * @default none
+   */
+  readonly events?: EventSource;
+  /**
+   * How long the end of the run waits for the events still due, in ms; it ends as soon as all
+   * have come. @default 10000
+   */
+  readonly eventsTimeoutMs?: number;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
   /**
@@ -107,7 +123,12 @@ export interface Report {
   readonly coverage: Coverage;
   /** With `minCoverage`: whether the coverage is full, and what it lacks. */
   readonly minCoverage?: { readonly met: boolean; readonly gaps: readonly string[] };
+  /** When the run checked events: what came, counted (its findings are result `events.delivery`). */
+  readonly events?: EventsSummary;
 }
+
+/** How long the end of a run waits for the events still due when no timeout is given, in ms. */
+export const DEFAULT_EVENTS_TIMEOUT_MS = 10_000;
 
 /** The engine and its properties, before any request. */
 export interface PreparedContract {
@@ -130,6 +151,16 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
   });
   const knowledge = seedKnowledge(world);
   const operations = stateTableOperations(spec);
+  const coverage = new CoverageTally(world, operations);
+  const events =
+    options.events === undefined
+      ? undefined
+      : new EventLedger(
+          options.events,
+          { spec, coverage },
+          options.eventsTimeoutMs ?? DEFAULT_EVENTS_TIMEOUT_MS,
+        );
+  if (options.events !== undefined) coverage.checksEvents(eventRulesOf(options.events));
   const engine: Engine = {
     spec,
     world,
@@ -141,7 +172,8 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     runStart: cloneKnowledge(knowledge),
     seedCheck: new SeedCheck(),
     secrets: new Map(),
-    coverage: new CoverageTally(world, operations),
+    coverage,
+    events,
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [
@@ -156,6 +188,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     engine,
     properties: all.filter((p) => only.has(p.group)).sort((a, b) => order(a) - order(b)),
     close: async () => {
+      events?.close();
       client.close();
       await target.close();
     },
@@ -235,10 +268,17 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const { rngSeed, runs, shrinkTimeLimitMs } = settings;
   const prepared = await prepareContract(options);
   let results: PropertyResult[];
+  let events: EventsSummary | undefined;
   try {
     results = await runProperties(prepared, settings, {
       ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
     });
+    if (prepared.engine.events !== undefined) {
+      const finished = await finishEvents(prepared.engine.events);
+      events = finished.summary;
+      results.push(finished.result);
+      options.onResult?.(finished.result);
+    }
   } finally {
     await prepared.close();
   }
@@ -266,6 +306,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     baseUrl: client.baseUrl.href,
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
+    ...(events === undefined ? {} : { events }),
   };
   if (options.report !== undefined) await writeReports(report, [options.report].flat());
   return report;

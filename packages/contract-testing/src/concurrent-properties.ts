@@ -10,6 +10,8 @@
 // the last one may have left each record in.
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
+import { enterCall } from './call-events.js';
+import { type CaseEvents, checkCaseEvents, settleFailedCase } from './case-events.js';
 import type { ChangeRole } from './change-evidence.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
@@ -19,6 +21,7 @@ import {
   type RaceRecord,
 } from './concurrent-history.js';
 import { type Engine, sendOn } from './engine.js';
+import type { LedgerCall } from './event-ledger.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -28,7 +31,13 @@ import {
 } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
-import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
+import {
+  formatRaceTimeline,
+  laneName,
+  type RaceEventReport,
+  RaceViolation,
+  raceReport,
+} from './race-report.js';
 import {
   type ChangeKind,
   changeAnswerOf,
@@ -120,6 +129,8 @@ interface Sent extends Where {
   readonly planned: Planned;
   readonly answer: Answer | undefined;
   readonly error: TargetUnavailable | undefined;
+  /** The call as the run's events hold it, when the kit checks events. */
+  readonly events: LedgerCall | undefined;
   /** The kit's clock when it was sent (ms since the epoch). */
   readonly sentAt: number;
   readonly invokedAt: number;
@@ -195,12 +206,25 @@ async function timed(
   t0: number,
 ): Promise<Sent> {
   const sentAt = Date.now();
-  const invokedAt = performance.now() - t0;
+  const started = performance.now();
+  const invokedAt = started - t0;
   const op = engine.operations[where.call.role];
+  // The case says what its calls' events must be once it is checked (case-events.ts).
+  const enter = (answer: Answer | undefined, answeredAt: number | undefined) =>
+    enterCall(
+      engine,
+      where.request,
+      answer?.response,
+      [op],
+      { sentAt: started, answeredAt },
+      { pending: true, record: planned.record },
+    );
   try {
-    const answer = await sendOn(engine, via, where.request, op);
-    const completedAt = performance.now() - t0;
-    return { ...where, planned, answer, error: undefined, sentAt, invokedAt, completedAt };
+    const answer = await sendOn(engine, via, where.request, [op], { enter: false });
+    const answeredAt = performance.now();
+    const events = enter(answer, answeredAt);
+    const completedAt = answeredAt - t0;
+    return { ...where, planned, answer, error: undefined, events, sentAt, invokedAt, completedAt };
   } catch (error) {
     if (!(error instanceof TargetUnavailable) || where.phase !== 'branch') throw error;
     return {
@@ -208,6 +232,7 @@ async function timed(
       planned,
       answer: undefined,
       error,
+      events: enter(undefined, undefined),
       sentAt,
       invokedAt,
       completedAt: undefined,
@@ -369,9 +394,8 @@ async function releaseBranches(
   return done.flat();
 }
 
-/** Sends a case: the prefix in order, the branches at once, then the suffix; in the order sent. */
-async function sendCase(engine: Engine, plan: Plan): Promise<Sent[]> {
-  const t0 = performance.now();
+/** Sends a case, from `t0`: the prefix in order, the branches at once, then the suffix; in the order sent. */
+async function sendCase(engine: Engine, plan: Plan, t0: number): Promise<Sent[]> {
   const sent: Sent[] = [];
   for (const planned of plan.prefix) {
     const { where } = await prepare(engine, planned, 'prefix', 0);
@@ -435,37 +459,84 @@ function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: read
   }
 }
 
-/** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
+/**
+ * The states each record may be in when the case starts, taken once per record (a late event's
+ * check of the case needs them after the next case has moved on).
+ */
+function startsOfCase(starts: RecordStarts): (record: RaceRecord) => readonly RecordModelState[] {
+  const taken = new Map<string, readonly RecordModelState[]>();
+  return (record) => {
+    let states = taken.get(record.guid);
+    if (states === undefined) {
+      states = starts.of(record.guid);
+      taken.set(record.guid, states);
+    }
+    return states;
+  };
+}
+
+/**
+ * Sends a case, checks its answers and, when the kit checks events, its events; throws a
+ * Violation, or returns whether the history was undecided.
+ */
 async function runCase(
   engine: Engine,
   starts: RecordStarts,
   plan: Plan,
 ): Promise<'decided' | 'undecided'> {
-  const sent = await sendCase(engine, plan);
+  const t0 = performance.now();
+  const sent = await sendCase(engine, plan, t0);
+  const start = startsOfCase(starts);
   let decided = false;
+  let events: CaseEvents | undefined;
   try {
     const calls = historyOf(engine, sent);
+    const requests = sent.map((s) => s.request);
+    const finalStates = engine.fresh === undefined;
+    if (engine.events !== undefined) {
+      const entries = sent.map((s) => s.events as LedgerCall);
+      events = { calls, entries, requests, start, finalStates, t0 };
+    }
     engine.coverage.checked('linearizable');
-    const verdict = checkHistory(calls, (record) => starts.of(record.guid), {
-      finalStates: engine.fresh === undefined,
-    });
+    const verdict = checkHistory(calls, start, { finalStates });
     countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
     if (verdict.kind === 'undecided') return 'undecided';
     if (verdict.kind === 'not-linearizable') {
-      const requests = sent.map((s) => s.request);
-      const report = raceReport(calls, requests, verdict);
+      const report = raceReport(calls, requests, verdict, events && deliveredEvents(events));
       throw new RaceViolation(
         [`${report.summary}.`, report.detail, ...formatRaceTimeline(report)].join('\n'),
         report,
       );
     }
-    starts.settle(verdict.finalStates);
+    const checked =
+      engine.events === undefined || events === undefined
+        ? verdict
+        : await checkCaseEvents(engine, engine.events, events, verdict);
+    if (checked.kind === 'undecided') return 'undecided';
+    if (checked.kind === 'not-linearizable') throw new Error('a history that fit no longer fits');
+    starts.settle(checked.finalStates);
     decided = true;
     return 'decided';
   } finally {
-    if (!decided) starts.readSuffix(sent);
+    if (!decided) {
+      starts.readSuffix(sent);
+      if (engine.events !== undefined && events !== undefined) {
+        settleFailedCase(engine.events, events);
+      }
+    }
   }
 }
+
+/** Each call's events as they came, for the report of a case whose answers fit no order. */
+const deliveredEvents =
+  (events: CaseEvents) =>
+  (index: number): RaceEventReport[] =>
+    (events.entries[index]?.events ?? []).map((arrival) => ({
+      type: arrival.event.type,
+      id: arrival.event.id,
+      arrivedMs: Math.round((arrival.at - events.t0) * 100) / 100,
+      mark: 'delivered',
+    }));
 
 /** The cases over the records of `pool`, each printed (in a counterexample) as its HTTP calls. */
 function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Plan> {

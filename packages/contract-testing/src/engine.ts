@@ -1,9 +1,12 @@
 // Everything the properties of one run work with (the spec, the world, the target's client,
-// tokens, the knowledge of the target's state, the coverage tally), and the one way they send a
-// request: each answer counted for the operations it answers, and held to the seed where it shows
-// a record the kit has not seen yet.
+// tokens, the knowledge of the target's state, the coverage tally, the events when the run checks
+// them), and the one way they send a request: each answer counted for the operations it answers,
+// held to the seed where it shows a record the kit has not seen yet, and entered with what it says
+// of its events.
 import { Answer, type CheckContext } from './answer-checks.js';
+import { enterCall } from './call-events.js';
 import type { CoverageTally } from './coverage.js';
+import type { EventLedger } from './event-ledger.js';
 import {
   type Connection,
   type HttpClient,
@@ -34,6 +37,8 @@ export interface Engine extends CheckContext {
   /** Texts of other restaurants a context's answers must not show, by context restaurant. */
   readonly secrets: Map<string, readonly string[]>;
   readonly coverage: CoverageTally;
+  /** The run's events, held to its calls; undefined when the run does not check events. */
+  readonly events: EventLedger | undefined;
 }
 
 /**
@@ -48,25 +53,35 @@ export function send(
   req: WireRequest,
   ...operations: readonly SpecOperation[]
 ): Promise<Answer> {
-  return sendOn(engine, engine.client, req, ...operations);
+  return sendOn(engine, engine.client, req, operations);
 }
 
-/** {@link send} on `via`: the main connection, or a branch's own. */
+/**
+ * {@link send} on `via`, the main connection or a branch's own. Each call is entered in the run's
+ * events with what its answer (or, when none came, its missing answer) says of them, unless
+ * `enter` is false: a concurrent case's calls are entered by their case.
+ */
 export async function sendOn(
   engine: Engine,
   via: HttpClient | Connection,
   req: WireRequest,
-  ...operations: readonly SpecOperation[]
+  operations: readonly SpecOperation[],
+  { enter = true }: { readonly enter?: boolean } = {},
 ): Promise<Answer> {
+  const sentAt = performance.now();
   try {
     const res = await via.send(req, (status) => {
       for (const op of operations) engine.coverage.answered(op.id, status);
     });
     engine.coverage.checked('target-available');
     checkSighting(engine, res);
+    if (enter) enterCall(engine, req, res, operations, { sentAt, answeredAt: performance.now() });
     return new Answer(engine, req, res);
   } catch (error) {
-    if (error instanceof TargetUnavailable) engine.coverage.checked('target-available');
+    if (error instanceof TargetUnavailable) {
+      engine.coverage.checked('target-available');
+      if (enter) enterCall(engine, req, undefined, operations, { sentAt, answeredAt: undefined });
+    }
     throw error;
   }
 }

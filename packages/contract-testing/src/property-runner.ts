@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { Engine } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
-import type { PropertyGroup } from './property-groups.js';
+import type { PropertyGroup, ResultGroup } from './property-groups.js';
 import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
 import { lookIfDue, reseed } from './seed-start.js';
@@ -39,7 +39,7 @@ export interface PropertyDefinition {
 /** The outcome of one property. */
 export interface PropertyResult {
   readonly name: string;
-  readonly group: PropertyGroup;
+  readonly group: ResultGroup;
   readonly summary: string;
   /** Undecided: no run failed, and some history was too large to check within its bound. */
   readonly status: 'passed' | 'failed' | 'not-applicable' | 'undecided';
@@ -144,10 +144,12 @@ export class Trial {
   /**
    * @param engine - the run of the kit
    * @param shrinkTimeLimitMs - how long shrinking may go on after the first failure
+   * @param property - the property's name, which its runs' events are found in
    */
   constructor(
     readonly engine: Engine,
     private readonly shrinkTimeLimitMs: number,
+    private readonly property = '',
   ) {}
 
   /** Whether a run is a retry of a failure (shrinking, or the replay): a race may not recur. */
@@ -159,8 +161,9 @@ export class Trial {
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
    * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target
    * as it is: the knowledge follows it), after the run's first look at the records when it is due;
-   * a failing run's transcript is kept for the replay. Once a record was found not as the seed
-   * says, the property ends.
+   * a failing run's transcript is kept for the replay. When the kit checks events, the run's calls
+   * are held to theirs at its end, once those due came (or a short wait passed): a broken rule of
+   * its events fails it. Once a record was found not as the seed says, the property ends.
    */
   predicate<T extends unknown[]>(
     { fresh }: { readonly fresh: boolean },
@@ -190,8 +193,12 @@ export class Trial {
         // its replay.
         engine.client.startRun();
         engine.runStart = cloneKnowledge(engine.knowledge);
+        engine.events?.startRun(this.property);
         await body(...args);
+        const found = await engine.events?.endRun();
+        if (found !== undefined) throw new Violation(found.rule, found.message);
       } catch (error) {
+        engine.events?.closeRun();
         if (error instanceof TargetUnavailable) this.unavailable = error;
         if (!this.replaying) {
           this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
@@ -254,7 +261,7 @@ export async function runProperty(
       message: definition.notApplicable,
     };
   }
-  const trial = new Trial(engine, settings.shrinkTimeLimitMs);
+  const trial = new Trial(engine, settings.shrinkTimeLimitMs, definition.name);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
   engine.coverage.startProperty(definition.name, definition.group, numRuns);
   const property = definition.build(trial);

@@ -1,0 +1,136 @@
+// What the events of a call sent one at a time must be, from its answer and what the kit knew of
+// its record before it: a 200 that shows the record archived (deleted) or not otherwise than the
+// kit knew it is a change, whose event is due; a 503 does not say whether the change happened
+// (zero events or one), nor does no answer; anything else (a refusal, a no-op, a read, a path
+// that names no operation) changed nothing, and emits no event. The concurrent group enters its
+// calls as pending, and its case's check says (case-events.ts).
+import { jsonOf } from './answer-checks.js';
+import type { ChangeRole } from './change-evidence.js';
+import type { Engine } from './engine.js';
+import type { EventExpectation, LedgerCall } from './event-ledger.js';
+import { headerOf, type WireRequest, type WireResponse } from './http-client.js';
+import { onWire, type SpecOperation } from './spec-reader.js';
+import { contextHeaderOf, pathParameterOf, type Role, roleOf } from './state-table-operations.js';
+import type { WorldRecord } from './world.js';
+
+/** The header a request's id goes in, and the answer's comes back in. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** A request's header, by name in any letter case. */
+const requestHeader = (req: WireRequest, name: string): string | undefined =>
+  Object.entries(req.headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+
+/** The record of the seed a request of `op` names in its path, in its context restaurant. */
+export function recordOfRequest(
+  engine: Engine,
+  op: SpecOperation,
+  req: WireRequest,
+): WorldRecord | undefined {
+  const at = op.template.split('/').indexOf(`{${pathParameterOf(op).name}}`);
+  const segment = req.path.split('?')[0]?.split('/')[at];
+  if (segment === undefined) return undefined;
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  const byGuid = engine.world.byGuid.get(id.toLowerCase());
+  if (byGuid !== undefined) return byGuid;
+  const header = contextHeaderOf(op);
+  const context = header === undefined ? undefined : requestHeader(req, header.name);
+  const restaurant = context === undefined ? undefined : onWire(context).toLowerCase();
+  const pool = op === engine.operations.deleteShift ? engine.world.shifts : engine.world.employees;
+  return pool.find((r) => r.externalId === id && r.restaurant === restaurant);
+}
+
+/** What a call's events must be, and why. */
+interface Expecting {
+  readonly expectation: EventExpectation;
+  readonly why: string;
+  readonly record: WorldRecord | undefined;
+  readonly answered: unknown;
+}
+
+/** What the answer `res` (undefined: none came) says of the events of `req`, a call of `role`. */
+function expecting(
+  engine: Engine,
+  role: Role | undefined,
+  op: SpecOperation | undefined,
+  req: WireRequest,
+  res: WireResponse | undefined,
+): Expecting {
+  const named =
+    op !== undefined && role !== undefined && role !== 'getRestaurant'
+      ? recordOfRequest(engine, op, req)
+      : undefined;
+  const none = (why: string): Expecting => ({
+    expectation: 'none',
+    why,
+    record: named,
+    answered: undefined,
+  });
+  if (role === undefined) return none(`a request of no operation that changes a record`);
+  if (role === 'getRestaurant') return none('a read');
+  if (res === undefined || res.status === 503) {
+    return { expectation: 'indeterminate', why: '', record: named, answered: undefined };
+  }
+  if (res.status !== 200) {
+    const code = (jsonOf(res) as { code?: unknown } | undefined)?.code;
+    return none(`refused with ${res.status}${typeof code === 'string' ? ` ${code}` : ''}`);
+  }
+  const body = jsonOf(res) as { guid?: unknown; deleted?: unknown } | undefined;
+  const record =
+    typeof body?.guid === 'string' ? (engine.world.byGuid.get(body.guid) ?? named) : named;
+  if (record === undefined) return none('answered 200 for no record of the seed');
+  const before = engine.knowledge.get(record.guid)?.deleted ?? record.seedDeleted;
+  if (body?.deleted !== before) {
+    return { expectation: 'change', why: '', record, answered: body };
+  }
+  const state =
+    record.kind === 'shift' ? 'deleted' : role === 'unarchive' ? 'not archived' : 'archived';
+  return { ...none(`a no-op: the ${record.kind} was ${state} already`), record };
+}
+
+/**
+ * Enters a call sent one at a time in the run's events, with what its answer (or its missing
+ * answer) says its events must be; a call of a concurrent case is entered `pending`, for its case
+ * to settle. Nothing when the run does not check events.
+ */
+export function enterCall(
+  engine: Engine,
+  req: WireRequest,
+  res: WireResponse | undefined,
+  operations: readonly SpecOperation[],
+  times: { readonly sentAt: number; readonly answeredAt: number | undefined },
+  { pending = false, record }: { readonly pending?: boolean; readonly record?: WorldRecord } = {},
+): LedgerCall | undefined {
+  const { events } = engine;
+  if (events === undefined) return undefined;
+  const op = operations[0];
+  const role = op === undefined ? undefined : roleOf(op);
+  const requestId =
+    (res === undefined ? undefined : headerOf(res, REQUEST_ID_HEADER)) ??
+    requestHeader(req, REQUEST_ID_HEADER);
+  const expected = pending
+    ? {
+        expectation: 'pending' as const,
+        why: '',
+        record,
+        answered: res?.status === 200 ? jsonOf(res) : undefined,
+      }
+    : expecting(engine, role, op, req, res);
+  return events.enter({
+    requestId,
+    method: req.method,
+    path: req.path,
+    status: res?.status,
+    record: expected.record,
+    role: role === undefined || role === 'getRestaurant' ? undefined : (role as ChangeRole),
+    expectation: expected.expectation,
+    why: expected.why,
+    answered: expected.answered,
+    sentAt: times.sentAt,
+    answeredAt: times.answeredAt,
+  });
+}
