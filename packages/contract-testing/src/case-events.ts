@@ -16,7 +16,7 @@ import {
   type NotLinearizable,
   type RaceRecord,
 } from './concurrent-history.js';
-import type { Engine } from './engine.js';
+import type { CoverageTally } from './coverage.js';
 import {
   callWords,
   type EventFinding,
@@ -209,7 +209,7 @@ function raceFailure(
 }
 
 /** The events of the case's calls judged one by one: how many each has, and what they say. */
-function eachCallsEvents(engine: Engine, events: CaseEvents): EventFinding | undefined {
+function eachCallsEvents(coverage: CoverageTally, events: CaseEvents): EventFinding | undefined {
   for (const [i, entry] of events.entries.entries()) {
     const call = events.calls[i] as HistoryCall;
     const [first, ...more] = entry.events;
@@ -226,7 +226,7 @@ function eachCallsEvents(engine: Engine, events: CaseEvents): EventFinding | und
             message: `${entry.events.length} events came for ${callWords(entry)}, whose answer does not say whether it happened: ${ids}; such a call emits zero events or one`,
           };
     }
-    const mismatch = eventMismatch(engine.coverage, entry, first.event);
+    const mismatch = eventMismatch(coverage, entry, first.event);
     if (mismatch !== undefined) return mismatch;
   }
   return undefined;
@@ -275,8 +275,8 @@ export function settleFailedCase(ledger: EventLedger, events: CaseEvents): void 
  * verdict with the events as observations, whose final states are the records' now.
  */
 export async function checkCaseEvents(
-  engine: Engine,
   ledger: EventLedger,
+  coverage: CoverageTally,
   events: CaseEvents,
   answers: Linearizable,
 ): Promise<HistoryVerdict> {
@@ -294,14 +294,14 @@ export async function checkCaseEvents(
   if (!(await ledger.waitUntil(enough, ledger.runWaitMs))) ledger.runWaitRanOut();
   let deadline: number | undefined;
   for (;;) {
-    const found = ledger.runFindings[0] ?? eachCallsEvents(engine, events);
+    const found = ledger.runFindings[0] ?? eachCallsEvents(coverage, events);
     if (found !== undefined) throw new Violation(found.rule, found.message);
     const calls = observed(events);
     for (const indices of new Set(
       calls.filter((c) => c.event !== undefined).map((c) => c.record.guid),
     )) {
       if (calls.filter((c) => c.record.guid === indices && c.event !== undefined).length > 1) {
-        engine.coverage.checked('event-order');
+        coverage.checked('event-order');
       }
     }
     const read = readEvents(events, calls);

@@ -6,7 +6,7 @@ import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
 import { EventLedger, type EventsSummary } from './event-ledger.js';
 import type { EventSource } from './event-source.js';
-import { eventRulesOf, finishEvents } from './events-result.js';
+import { finishEvents } from './events-result.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -160,7 +160,6 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
           { spec, coverage },
           options.eventsTimeoutMs ?? DEFAULT_EVENTS_TIMEOUT_MS,
         );
-  if (options.events !== undefined) coverage.checksEvents(eventRulesOf(options.events));
   const engine: Engine = {
     spec,
     world,

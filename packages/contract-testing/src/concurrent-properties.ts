@@ -511,7 +511,7 @@ async function runCase(
     const checked =
       engine.events === undefined || events === undefined
         ? verdict
-        : await checkCaseEvents(engine, engine.events, events, verdict);
+        : await checkCaseEvents(engine.events, engine.coverage, events, verdict);
     if (checked.kind === 'undecided') return 'undecided';
     if (checked.kind === 'not-linearizable') throw new Error('a history that fit no longer fits');
     starts.settle(checked.finalStates);

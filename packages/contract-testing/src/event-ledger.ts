@@ -195,6 +195,21 @@ export function eventMismatch(
   return undefined;
 }
 
+/** The rules of events the events of `source` can be held to. */
+function eventRulesOf(source: EventSource): RuleName[] {
+  return [
+    ...(source.carries.signatures ? (['webhook-signature'] as const) : []),
+    ...(source.carries.bodies ? (['documented-event'] as const) : []),
+    'event-per-change',
+    ...(source.carries.bodies ? (['event-record'] as const) : []),
+    'event-redelivery',
+    'no-event-without-change',
+    'indeterminate-event',
+    'event-order',
+    'events-delivered',
+  ];
+}
+
 /** A body's digest, for comparing a redelivery's body with the first one's, byte for byte. */
 const digest = (body: string | undefined) =>
   body === undefined ? undefined : createHash('sha256').update(body).digest('base64');
@@ -243,6 +258,7 @@ export class EventLedger {
     this.#context = context;
     this.#source = source;
     this.#timeoutMs = timeoutMs;
+    context.coverage.checksEvents(eventRulesOf(source));
     const sink: EventSink = {
       event: (event) => this.#arrived(event, performance.now()),
       refused: (delivery) => this.#refusedDelivery(delivery),

@@ -5,30 +5,14 @@
 // those that failed one. Its rule is the most telling finding's.
 import type { EventLedger, EventsSummary } from './event-ledger.js';
 import { firstFinding } from './event-ledger.js';
-import type { EventSource } from './event-source.js';
 import type { PropertyResult } from './property-runner.js';
-import { RULES, type RuleName } from './rules.js';
+import { RULES } from './rules.js';
 
 /** The name of the result. */
 export const EVENTS_RESULT = 'events.delivery';
 
 /** How many findings the result's message lists in full. */
 const LISTED = 10;
-
-/** The rules of events the events of `source` can be held to. */
-export function eventRulesOf(source: EventSource): RuleName[] {
-  return [
-    ...(source.carries.signatures ? (['webhook-signature'] as const) : []),
-    ...(source.carries.bodies ? (['documented-event'] as const) : []),
-    'event-per-change',
-    ...(source.carries.bodies ? (['event-record'] as const) : []),
-    'event-redelivery',
-    'no-event-without-change',
-    'indeterminate-event',
-    'event-order',
-    'events-delivered',
-  ];
-}
 
 /** The counts in words: `312 changes, 312 events; lost 0, recovered 0, …`. */
 export function formatEventCounts(summary: EventsSummary): string {
