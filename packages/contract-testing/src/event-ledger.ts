@@ -210,6 +210,10 @@ function eventRulesOf(source: EventSource): RuleName[] {
   ];
 }
 
+/** Whether `event` names the record `call` changes (any record, for a call that names none). */
+const namesRecordOf = (call: LedgerCall, event: ObservedEvent) =>
+  call.record === undefined || call.record.guid === event.subject;
+
 /** A body's digest, for comparing a redelivery's body with the first one's, byte for byte. */
 const digest = (body: string | undefined) =>
   body === undefined ? undefined : createHash('sha256').update(body).digest('base64');
@@ -230,8 +234,11 @@ export class EventLedger {
   /** By record: the calls whose events came, for the order of the events. */
   readonly #ordered = new Map<string, LedgerCall[]>();
   /**
-   * Events whose request no call entered yet, by request id: an event can come before the kit has
-   * read the answer to its request (an app in process emits it as it answers).
+   * Events no call entered yet is surely of, by request id: an event can come before the kit has
+   * read the answer to its request (an app in process emits it as it answers), and a request id
+   * the kit did not make may come back on several calls. Each is taken by the call entered later
+   * that names its record, or, at the end of its call's run (of the run, for a request the kit
+   * never sent), by the call it fits best.
    */
   readonly #orphans = new Map<string, Arrival[]>();
   /** Changes whose event has not come. */
@@ -301,10 +308,37 @@ export class EventLedger {
     this.#expect(entered, call.expectation);
     const early = call.requestId === undefined ? undefined : this.#orphans.get(call.requestId);
     if (early !== undefined) {
-      this.#orphans.delete(call.requestId as string);
-      for (const arrival of early) this.#take(entered, arrival);
+      const its = early.filter((arrival) => namesRecordOf(entered, arrival.event));
+      this.#keepOrphans(
+        call.requestId as string,
+        early.filter((a) => !its.includes(a)),
+      );
+      for (const arrival of its) this.#take(entered, arrival);
     }
     return entered;
+  }
+
+  #keepOrphans(requestId: string, arrivals: readonly Arrival[]): void {
+    if (arrivals.length === 0) this.#orphans.delete(requestId);
+    else this.#orphans.set(requestId, [...arrivals]);
+  }
+
+  /**
+   * The orphans of `requestIds` (every one when undefined) taken by the calls they fit best: a
+   * second event of a change, one for a call that changed nothing, or, for no call at all, kept
+   * for the end of the run.
+   */
+  #adoptOrphans(requestIds?: ReadonlySet<string>): void {
+    for (const [requestId, arrivals] of [...this.#orphans]) {
+      if (requestIds !== undefined && !requestIds.has(requestId)) continue;
+      const left: Arrival[] = [];
+      for (const arrival of arrivals) {
+        const call = this.#callOf(arrival.event);
+        if (call === undefined) left.push(arrival);
+        else this.#take(call, arrival);
+      }
+      this.#keepOrphans(requestId, left);
+    }
   }
 
   /** Sets what `call`'s events must be (a concurrent case's call, once its case is checked). */
@@ -380,7 +414,19 @@ export class EventLedger {
       : { rule: 'documented-event', message: `${eventWords(event)}: ${errors.join('; ')}` };
   }
 
-  /** The call an event is of: its request's, the one about the same record first. */
+  /**
+   * The call an event is surely of: its request's latest that names its record, whose events
+   * must be some and came not yet.
+   */
+  #surelyOf(event: ObservedEvent): LedgerCall | undefined {
+    const calls = event.requestId === undefined ? undefined : this.#byRequest.get(event.requestId);
+    return calls?.findLast(
+      (call) =>
+        namesRecordOf(call, event) && call.expectation !== 'none' && call.events.length === 0,
+    );
+  }
+
+  /** The call an event fits best: its request's, the one about the same record first. */
   #callOf(event: ObservedEvent): LedgerCall | undefined {
     const calls = event.requestId === undefined ? undefined : this.#byRequest.get(event.requestId);
     if (calls === undefined) return undefined;
@@ -407,7 +453,7 @@ export class EventLedger {
     }
     this.#byId.set(event.id, { digest: digest(event.body) });
     this.#delivered++;
-    const call = this.#callOf(event);
+    const call = this.#surelyOf(event);
     const documented = this.#documented(event);
     if (documented !== undefined) this.#found(call, documented);
     const arrival: Arrival = { event, at };
@@ -561,6 +607,7 @@ export class EventLedger {
       );
       if (!all) this.runWaitRanOut();
     }
+    this.#adoptOrphans(new Set(run.calls.flatMap((call) => call.requestId ?? [])));
     this.closeRun();
     return firstFinding(run.findings);
   }
@@ -589,6 +636,7 @@ export class EventLedger {
     const waitedMs = Math.round(performance.now() - started);
     this.close();
     this.#context.coverage.checked('events-delivered', this.#changers.size);
+    this.#adoptOrphans();
     for (const arrival of [...this.#orphans.values()].flat()) {
       this.#unexpected++;
       this.#found(undefined, {

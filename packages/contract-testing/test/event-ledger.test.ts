@@ -126,6 +126,35 @@ describe('the ledger of a run’s events', () => {
     expect((await ledger.finish()).summary).toMatchObject({ delivered: 1, lost: 0, unexpected: 0 });
   });
 
+  it('takes an event for the call entered after it whose record it names, though an earlier call had its request id', async () => {
+    const source = testSource();
+    const { ledger } = ledgerOf(source);
+    // A generated X-Request-Id the kit sent twice: first with a refused unarchive of another
+    // employee, then with an archive whose event comes before its answer is read.
+    ledger.startRun('stateless.unarchiveEmployee.valid-requests');
+    ledger.enter({
+      requestId: 'key',
+      method: 'PUT',
+      path: '/labor/v1/employees/1b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e/unarchive',
+      status: 400,
+      record: { ...employee, guid: '1b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e' },
+      role: 'unarchive',
+      expectation: 'none',
+      why: 'refused with 400 EMPLOYEE_NOT_ARCHIVED',
+      answered: undefined,
+      sentAt: ++clock,
+      answeredAt: ++clock,
+    });
+    expect(await ledger.endRun()).toBeUndefined();
+    ledger.startRun('stateless.archiveEmployee.valid-requests');
+    source.sink().event(archived('e1', 'key'));
+    enter(ledger, 'key', 'change');
+    expect(await ledger.endRun()).toBeUndefined();
+    const outcome = await ledger.finish();
+    expect(outcome.findings).toEqual([]);
+    expect(outcome.summary).toMatchObject({ delivered: 1, lost: 0, unexpected: 0 });
+  });
+
   it('fails the run of a call that changed nothing and emitted an event, naming the call', async () => {
     const source = testSource();
     const { ledger } = ledgerOf(source);
