@@ -11,7 +11,7 @@ import type { EventExpectation, LedgerCall } from './event-ledger.js';
 import { headerOf, type WireRequest, type WireResponse } from './http-client.js';
 import { onWire, type SpecOperation } from './spec-reader.js';
 import { contextHeaderOf, pathParameterOf, type Role, roleOf } from './state-table-operations.js';
-import type { WorldRecord } from './world.js';
+import type { World, WorldRecord } from './world.js';
 
 /** The header a request's id goes in, and the answer's comes back in. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -20,14 +20,44 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const requestHeader = (req: WireRequest, name: string): string | undefined =>
   Object.entries(req.headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
 
+/** Where each operation's path names its record: the segment, and the context header. */
+const pathsNamingRecords = new WeakMap<SpecOperation, { segment: number; context?: string }>();
+
+/** The world's records by kind, restaurant and external id, made once per world. */
+const byExternalIds = new WeakMap<World, Map<string, WorldRecord>>();
+
+const externalKey = (kind: string, restaurant: string, externalId: string) =>
+  `${kind}|${restaurant}|${externalId}`;
+
+function byExternalIdOf(world: World): Map<string, WorldRecord> {
+  let index = byExternalIds.get(world);
+  if (index === undefined) {
+    index = new Map(
+      [...world.employees, ...world.shifts].flatMap((r) =>
+        r.externalId === undefined ? [] : [[externalKey(r.kind, r.restaurant, r.externalId), r]],
+      ),
+    );
+    byExternalIds.set(world, index);
+  }
+  return index;
+}
+
 /** The record of the seed a request of `op` names in its path, in its context restaurant. */
 export function recordOfRequest(
   engine: Engine,
   op: SpecOperation,
   req: WireRequest,
 ): WorldRecord | undefined {
-  const at = op.template.split('/').indexOf(`{${pathParameterOf(op).name}}`);
-  const segment = req.path.split('?')[0]?.split('/')[at];
+  let where = pathsNamingRecords.get(op);
+  if (where === undefined) {
+    const name = contextHeaderOf(op)?.name;
+    where = {
+      segment: op.template.split('/').indexOf(`{${pathParameterOf(op).name}}`),
+      ...(name === undefined ? {} : { context: name }),
+    };
+    pathsNamingRecords.set(op, where);
+  }
+  const segment = req.path.split('?')[0]?.split('/')[where.segment];
   if (segment === undefined) return undefined;
   let id: string;
   try {
@@ -37,11 +67,10 @@ export function recordOfRequest(
   }
   const byGuid = engine.world.byGuid.get(id.toLowerCase());
   if (byGuid !== undefined) return byGuid;
-  const header = contextHeaderOf(op);
-  const context = header === undefined ? undefined : requestHeader(req, header.name);
-  const restaurant = context === undefined ? undefined : onWire(context).toLowerCase();
-  const pool = op === engine.operations.deleteShift ? engine.world.shifts : engine.world.employees;
-  return pool.find((r) => r.externalId === id && r.restaurant === restaurant);
+  const context = where.context === undefined ? undefined : requestHeader(req, where.context);
+  if (context === undefined) return undefined;
+  const kind = op === engine.operations.deleteShift ? 'shift' : 'employee';
+  return byExternalIdOf(engine.world).get(externalKey(kind, onWire(context).toLowerCase(), id));
 }
 
 /** What a call's events must be, and why. */

@@ -401,7 +401,9 @@ export class EventLedger {
     } catch {
       return { rule: 'documented-event', message: `${eventWords(event)}'s body is not JSON` };
     }
-    const errors = spec.validator.errors(webhook.body, body, `the ${event.type} event's body`);
+    const errors = spec.validator.matches(webhook.body, body)
+      ? []
+      : spec.validator.errors(webhook.body, body, `the ${event.type} event's body`);
     for (const header of webhook.headers) {
       const value = event.headers?.[header.name.toLowerCase()];
       if (value === undefined) errors.push(`it has no ${header.name} header`);
