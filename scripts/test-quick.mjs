@@ -34,6 +34,7 @@ const NEEDS_SERVERS = [
   'test/concurrent-group.test.ts',
   'test/concurrent-no-false-alarms.test.ts',
   'test/events-recorded.test.ts',
+  'test/events-reference-server.test.ts',
   'test/events-webhooks.test.ts',
   'test/html-report.test.ts',
   'test/kit-memory.test.ts',
