@@ -11,7 +11,7 @@ import {
   createEventRecorder,
   formatReport,
 } from '@workforce-kit/contract-testing';
-import type { WorkforceStore } from '@workforce-kit/core';
+import type { MaybeAsync, WorkforceStore } from '@workforce-kit/core';
 import { createJwtVerifier } from '@workforce-kit/express-adapter';
 import { parseSeed } from '@workforce-kit/seed-file';
 import Database from 'better-sqlite3';
@@ -25,10 +25,10 @@ const seed = JSON.parse(await readFile(new URL('../seed.json', import.meta.url),
 
 /** `call`'s answer, given 2 ms after it is made (what it read is what the database held then). */
 const late =
-  <A extends unknown[], T>(call: (...args: A) => T) =>
-  (...args: A): Promise<T> => {
+  <A extends unknown[], R>(call: (...args: A) => MaybeAsync<R>) =>
+  (...args: A): Promise<R> => {
     const answer = call(...args);
-    return new Promise((resolve) => setTimeout(() => resolve(answer), 2));
+    return new Promise((resolve) => setTimeout(() => resolve(answer as R | PromiseLike<R>), 2));
   };
 
 it('catches shift writes without the version check by their events, with the app’s own seed', async () => {
