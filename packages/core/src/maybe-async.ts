@@ -84,7 +84,7 @@ function later<T, U, C>(
 
 /**
  * `result.andThen(next)` for a `Result` now or later: `next` runs on a value, at once when it is at
- * hand, and an error is passed on as it is. Built on {@link whenReady}.
+ * hand, and an error is passed on as it is. It goes on as {@link whenReady} does.
  *
  * @param answer - a port's (or a use case's) answer
  * @param next - what to do with its value
@@ -99,16 +99,49 @@ function later<T, U, C>(
 export function andThen<T, E, U, F>(
   answer: MaybeAsync<Result<T, E>>,
   next: (value: T) => MaybeAsync<Result<U, F>>,
+): MaybeAsync<Result<U, E | F>>;
+/**
+ * `result.andThen(next)` for a `Result` now or later, as above, handing `context` to `next` beside
+ * the value: a caller on a hot path passes what `next` needs rather than making a closure per call.
+ *
+ * @param answer - a port's (or a use case's) answer
+ * @param next - what to do with its value and the context
+ * @param context - passed to `next` as its second argument
+ * @returns `next`'s result, or the answer's error
+ * @example
+ * ```ts
+ * const visible = andThen(restaurants.findByGuid(guid), visibleRestaurant, query);
+ * ```
+ */
+export function andThen<T, E, U, F, C>(
+  answer: MaybeAsync<Result<T, E>>,
+  next: (value: T, context: C) => MaybeAsync<Result<U, F>>,
+  context: C,
+): MaybeAsync<Result<U, E | F>>;
+export function andThen<T, E, U, F, C>(
+  answer: MaybeAsync<Result<T, E>>,
+  next: (value: T, context: C | undefined) => MaybeAsync<Result<U, F>>,
+  context?: C,
 ): MaybeAsync<Result<U, E | F>> {
-  return whenReady<Result<T, E>, Result<U, E | F>, typeof next>(answer, onValue, next);
+  return isThenable(answer) ? andThenLater(answer, next, context) : onValue(answer, next, context);
 }
 
 /** The step of {@link andThen}: `next` on a value; an error passed on in a `Result` of `U`. */
-function onValue<T, E, U, F>(
+function onValue<T, E, U, F, C>(
   result: Result<T, E>,
-  next: (value: T) => MaybeAsync<Result<U, F>>,
+  next: (value: T, context: C) => MaybeAsync<Result<U, F>>,
+  context: C,
 ): MaybeAsync<Result<U, E | F>> {
-  return result.isOk() ? next(result.value) : err(result.error);
+  return result.isOk() ? next(result.value, context) : err(result.error);
+}
+
+/** {@link andThen} once `answer` settles: apart, so that a call with a value at hand makes no closure. */
+function andThenLater<T, E, U, F, C>(
+  answer: Thenable<Result<T, E>>,
+  next: (value: T, context: C) => MaybeAsync<Result<U, F>>,
+  context: C,
+): MaybeAsync<Result<U, E | F>> {
+  return answer.then((result) => onValue(result, next, context));
 }
 
 /**

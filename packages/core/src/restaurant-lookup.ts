@@ -21,10 +21,18 @@ export interface RestaurantQuery {
  */
 export function restaurantToRead(query: RestaurantQuery): Result<Guid, RestaurantNotFound> {
   if (!isGuid(query.requested)) return err(restaurantNotFound(query.requested, 'malformed-guid'));
-  if (query.requested.toLowerCase() !== query.contextGuid) {
+  if (!namesGuid(query.requested, query.contextGuid)) {
     return err(restaurantNotFound(query.requested, 'not-the-context'));
   }
   return ok(query.contextGuid);
+}
+
+/**
+ * Whether a GUID as sent, in any letter case, is `guid`: the lower-case spelling most clients send
+ * is compared as it is, with no lower-case copy made.
+ */
+function namesGuid(sent: string, guid: Guid): boolean {
+  return sent === guid || sent.toLowerCase() === guid;
 }
 
 /**

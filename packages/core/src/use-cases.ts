@@ -154,10 +154,7 @@ export function unarchiveEmployee(
     restaurantGuid: command.restaurant,
     id: { kind: 'guid', guid: command.employee },
   };
-  return changeRecord(deps, deps.employees, target, command.requestId, {
-    notFound: employeeNotFound,
-    decide: unarchive,
-  });
+  return changeRecord(deps, deps.employees, target, command.requestId, UNARCHIVE);
 }
 
 /**
@@ -180,10 +177,7 @@ export function archiveEmployee(
   command: ArchiveEmployeeCommand,
 ): MaybeAsync<Result<Committed<Employee>, ArchiveEmployeeError>> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.employee };
-  return changeRecord(deps, deps.employees, target, command.requestId, {
-    notFound: employeeNotFound,
-    decide: (employee, now) => ok(archive(employee, now)),
-  });
+  return changeRecord(deps, deps.employees, target, command.requestId, ARCHIVE);
 }
 
 /**
@@ -203,10 +197,7 @@ export function deleteShift(
   command: DeleteShiftCommand,
 ): MaybeAsync<Result<Committed<Shift>, DeleteShiftError>> {
   const target: Target = { restaurantGuid: command.restaurant, id: command.shift };
-  return changeRecord(deps, deps.shifts, target, command.requestId, {
-    notFound: shiftNotFound,
-    decide: (shift, now) => ok(markDeleted(shift, now)),
-  });
+  return changeRecord(deps, deps.shifts, target, command.requestId, DELETE_SHIFT);
 }
 
 /**
@@ -231,9 +222,7 @@ export function getRestaurant(
   };
   const toRead = restaurantToRead(lookup);
   if (toRead.isErr()) return err(toRead.error);
-  return andThen(deps.restaurants.findByGuid(toRead.value), (found) =>
-    visibleRestaurant(found, lookup),
-  );
+  return andThen(deps.restaurants.findByGuid(toRead.value), visibleRestaurant, lookup);
 }
 
 /** A record a change names: its restaurant and its GUID or external identifier. */
@@ -254,6 +243,20 @@ interface Change<T, NotFound, Refusal> {
   /** The state machine step: the transition to commit, or why not. */
   readonly decide: (record: T, now: Date) => Result<Transition<T>, Refusal>;
 }
+
+/** What each change does with its record: made once, as it holds nothing of a request's. */
+const UNARCHIVE: Change<Employee, EmployeeNotFound, EmployeeNotArchived> = {
+  notFound: employeeNotFound,
+  decide: unarchive,
+};
+const ARCHIVE: Change<Employee, EmployeeNotFound, never> = {
+  notFound: employeeNotFound,
+  decide: (employee, now) => ok(archive(employee, now)),
+};
+const DELETE_SHIFT: Change<Shift, ShiftNotFound, never> = {
+  notFound: shiftNotFound,
+  decide: (shift, now) => ok(markDeleted(shift, now)),
+};
 
 type ChangeRecordError<NotFound, Refusal> =
   | NotFound

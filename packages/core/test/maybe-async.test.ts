@@ -66,6 +66,18 @@ describe('whenReady and andThen', () => {
     expect(reached).toBe(false);
   });
 
+  it('hand andThen’s context to its next step, at once and later', async () => {
+    const add = (value: number, context: { readonly by: number }) => ok(value + context.by);
+    const now = andThen(ok(1), add, { by: 2 });
+    expect(isThenable(now)).toBe(false);
+    expect((now as Result<number, never>)._unsafeUnwrap()).toBe(3);
+    const later = andThen(okAsync(1), add, { by: 3 });
+    expect(isThenable(later)).toBe(true);
+    expect((await later)._unsafeUnwrap()).toBe(4);
+    const refused = andThen(errAsync<number, string>('refused'), add, { by: 4 });
+    expect((await refused)._unsafeUnwrapErr()).toBe('refused');
+  });
+
   it('hand whenReady the error too, for the caller to handle', async () => {
     const result = whenReady(errAsync<number, string>('conflict'), (first) =>
       whenReady(ok<number, string>(2), (second) => ok([first.isErr(), second.isOk()])),

@@ -70,9 +70,13 @@ export class RequestState implements LogSource {
   /** Its `X-Request-Id`: the host's, a sane one it was sent, or a new one. */
   readonly requestId: string;
   readonly telemetry: RequestTelemetry | undefined;
-  /** When it was taken (`performance.now()`), for its log line; `undefined` when none is written. */
+  /**
+   * When it was taken (`performance.now()`), for its telemetry and its log line; `undefined` when
+   * neither is kept, and its end is not observed.
+   */
   readonly started: number | undefined;
   #log: RequestLogger | undefined;
+  #ended = false;
 
   /** @param operation - the operation its path names, if any (its telemetry is labelled with it) */
   constructor(
@@ -89,7 +93,8 @@ export class RequestState implements LogSource {
       incoming.headers,
       requestId,
     );
-    this.started = parts.logRequests ? performance.now() : undefined;
+    this.started =
+      parts.logRequests || this.telemetry !== undefined ? performance.now() : undefined;
   }
 
   /** The operation its path names: none for a 404 or a 405. */
@@ -171,15 +176,21 @@ export class RequestState implements LogSource {
     return this.problem(INTERNAL_ERROR, limits);
   }
 
-  /** Its answer's response closed: its telemetry ended, and its log line written. */
+  /**
+   * Its answer's response closed: its telemetry ended, and its log line written, with the time it
+   * took read once for both. Only the first call counts (an adapter may see a finish and a close).
+   */
   end(response: AnsweredResponse): void {
-    this.telemetry?.end(response);
-    if (this.started === undefined) return;
+    if (this.started === undefined || this.#ended) return;
+    this.#ended = true;
+    const elapsedMs = performance.now() - this.started;
+    const { requestId, telemetry, incoming, shared } = this;
+    telemetry?.end(response, elapsedMs);
+    if (!shared.parts.logRequests) return;
     // The line most requests write, as one literal (RequestLogger would copy it); the trace's ids
     // only when traced (a spread of none would still make the literal the slow way).
-    const { requestId, telemetry, incoming } = this;
     const path = redactedUrl(incoming.originalUrl ?? incoming.url);
-    const ms = Math.round(performance.now() - this.started);
+    const ms = Math.round(elapsedMs);
     const bindings = telemetry?.logBindings;
     const { method } = incoming;
     const { statusCode: status } = response;
@@ -187,13 +198,13 @@ export class RequestState implements LogSource {
       bindings === undefined
         ? { requestId, method, path, status, ms }
         : { requestId, ...bindings, method, path, status, ms };
-    this.shared.parts.logger.info(line, 'request');
+    shared.parts.logger.info(line, 'request');
   }
 }
 
 /** An answer: observed (its `closed` ends the request's telemetry and log line) when it is. */
 function answerOf(request: RequestState, status: number, headers: string[], body: string): Answer {
-  return request.started !== undefined || request.telemetry !== undefined
+  return request.started !== undefined
     ? new ObservedAnswer(status, headers, body, request)
     : new PlainAnswer(status, headers, body);
 }

@@ -169,6 +169,26 @@ export function createSchemaCompiler(
   return (schema, part) => (part === 'querystring' ? coercing : strings).compile(schema);
 }
 
+/** What a validator is given beside the data: where it is, and the dynamic anchors in scope. */
+type CallContext = NonNullable<Parameters<ValidateFunction>[1]>;
+
+/**
+ * The context of a validator called on a request's part, made once: `Ajv2020`'s generated code
+ * makes a `dynamicAnchors` object on every call given none, which only a schema with a
+ * `$dynamicAnchor` (or `$recursiveAnchor`) writes to. Left out, the other fields take ajv's
+ * defaults for a call at the top (`rootData` is the data).
+ */
+const SHARED_CONTEXT = { dynamicAnchors: Object.freeze({}) } as CallContext;
+
+/** Whether a schema, or a schema within it, names a dynamic anchor for ajv to write down. */
+function hasDynamicAnchor(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  return Object.entries(schema).some(
+    ([key, value]) =>
+      key === '$dynamicAnchor' || key === '$recursiveAnchor' || hasDynamicAnchor(value),
+  );
+}
+
 /** Whether a parameter's schema is `{ type: 'string' }`, and nothing more. */
 function isPlainString(schema: unknown): boolean {
   return (
@@ -228,6 +248,8 @@ export function compileRequestValidators(
   operations: readonly ApiOperation[],
 ): ReadonlyMap<string, RequestValidator> {
   const compile = createSchemaCompiler(document);
+  // A spec with a dynamic anchor has each call make its own, as ajv does by default.
+  const context = hasDynamicAnchor(document) ? undefined : SHARED_CONTEXT;
   return new Map(
     operations.map((operation) => {
       const identifiers = compileIdentifierInputs(operation);
@@ -256,10 +278,10 @@ export function compileRequestValidators(
         if (
           path.isOk() &&
           authorized !== undefined &&
-          (!checksParams || params(sentParams)) &&
-          headers(sentHeaders) &&
-          (coerced === NO_PARAMETERS ? emptyQuery : query(coerced)) &&
-          (body === undefined || sentBody === undefined || body(sentBody))
+          (!checksParams || params(sentParams, context)) &&
+          headers(sentHeaders, context) &&
+          (coerced === NO_PARAMETERS ? emptyQuery : query(coerced, context)) &&
+          (body === undefined || sentBody === undefined || body(sentBody, context))
         ) {
           return ok(new ValidInputs(authorized, sentParams, path.value, coerced));
         }

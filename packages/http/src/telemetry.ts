@@ -31,14 +31,14 @@ export interface AnsweredResponse {
 }
 
 /**
- * One request as the API observes it: its span (with tracing) and its clock (with metrics). The
- * pipeline starts it when it takes the request, and ends it when the adapter reports the
- * response closed (`ApiAnswer.closed`).
+ * One request as the API observes it: its span (with tracing) and its count in the metrics. The
+ * pipeline starts it when it takes the request, and ends it, once, with how long the request took,
+ * when the adapter reports the response closed (`ApiAnswer.closed`).
  *
  * @example
  * ```ts
  * const result = await telemetry.within(() => runUseCase()); // the store's spans nest under it
- * telemetry.end(res);
+ * telemetry.end(res, performance.now() - started);
  * ```
  */
 export interface RequestTelemetry {
@@ -50,10 +50,11 @@ export interface RequestTelemetry {
   /** Runs `work` with the request's span as the active one: the store's spans are its children. */
   within<T>(work: () => T): T;
   /**
-   * Records the request's end: its status, duration, span. Only the first call counts (an
-   * adapter may see both a finish and a close).
+   * Records the request's end: its status, duration, span. Called once per request.
+   *
+   * @param elapsedMs - from taking the request to its response's close
    */
-  end(response: AnsweredResponse): void;
+  end(response: AnsweredResponse, elapsedMs: number): void;
 }
 
 /**
@@ -65,15 +66,16 @@ export interface RequestTelemetry {
  * @example
  * ```ts
  * const telemetry = createTelemetry(operations, metrics, tracing);
+ * const started = performance.now();
  * const observed = telemetry.start(operation, req.method, req.headers, requestId);
  * const result = observed.within(() => run(operation.id, inputs));
- * res.once('close', () => observed.end(res));
+ * res.once('close', () => observed.end(res, performance.now() - started));
  * ```
  */
 export interface Telemetry {
   /**
    * Starts observing a request: its SERVER span (a child of the `traceparent` it carries) and
-   * its clock.
+   * its count of requests in flight.
    *
    * @param operation - the request's operation, or `undefined` for the API's 404 and 405
    */
@@ -89,26 +91,45 @@ export interface Telemetry {
 type RequestSeries = Histogram.Internal<'operation' | 'status'>;
 
 /**
- * The request series of one operation label, by status: those of its documented statuses (and
- * `aborted`) bound at start-up; another status's bound the first time it is answered.
+ * The requests of one operation label as the metrics count them: in flight from their start, then
+ * observed in the series of their status (its documented statuses' and `aborted` bound at
+ * start-up; another status's bound the first time it is answered). It holds nothing of one
+ * request's own (the request's state keeps its start), so that one serves all of them.
  */
-class OperationSeries {
+class OperationMetrics implements RequestTelemetry {
+  readonly logBindings = undefined;
   readonly #byStatus = new Map<number, RequestSeries>();
-  readonly aborted: RequestSeries;
+  readonly #aborted: RequestSeries;
 
   constructor(
-    private readonly requests: Histogram<'operation' | 'status'>,
+    private readonly metrics: HttpMetrics,
     private readonly operation: string,
     statuses: Iterable<number>,
   ) {
-    for (const status of statuses) this.of(status);
-    this.aborted = requests.labels(operation, 'aborted');
+    for (const status of statuses) this.#of(status);
+    this.#aborted = metrics.requests.labels(operation, 'aborted');
   }
 
-  of(status: number): RequestSeries {
+  /** Counts a request in flight: the object to end it with. */
+  start(): this {
+    this.metrics.inFlight.value += 1;
+    return this;
+  }
+
+  within<T>(work: () => T): T {
+    return work();
+  }
+
+  end(response: AnsweredResponse, elapsedMs: number): void {
+    const series = response.writableFinished ? this.#of(response.statusCode) : this.#aborted;
+    series.observe(elapsedMs / 1000);
+    this.metrics.inFlight.value -= 1;
+  }
+
+  #of(status: number): RequestSeries {
     let series = this.#byStatus.get(status);
     if (series === undefined) {
-      series = this.requests.labels(this.operation, String(status));
+      series = this.metrics.requests.labels(this.operation, String(status));
       this.#byStatus.set(status, series);
     }
     return series;
@@ -117,43 +138,29 @@ class OperationSeries {
 
 /** What a request's telemetry needs of its operation, made once per operation. */
 interface OperationTelemetry {
-  readonly series: OperationSeries | undefined;
+  readonly metrics: OperationMetrics | undefined;
   /** `GET /labor/v1/…` (`{method} {http.route}`), for the span of a request of this method. */
   readonly spanName: string;
   readonly method: string;
   readonly attributes: Readonly<Record<string, string>>;
 }
 
-class ObservedRequest implements RequestTelemetry {
-  readonly #started = performance.now();
-  #ended = false;
-
+/** A request with its span: its operation's metrics, if kept, and the span, ended with it. */
+class TracedRequest implements RequestTelemetry {
   constructor(
-    private readonly metrics: HttpMetrics | undefined,
-    private readonly series: OperationSeries | undefined,
-    private readonly span: Span | undefined,
-    private readonly active: Context | undefined,
+    private readonly metrics: OperationMetrics | undefined,
+    private readonly span: Span,
+    private readonly active: Context,
     readonly logBindings: Readonly<Record<string, string>> | undefined,
-  ) {
-    if (metrics !== undefined) metrics.inFlight.value += 1;
-  }
+  ) {}
 
   within<T>(work: () => T): T {
-    return this.active === undefined ? work() : context.with(this.active, work);
+    return context.with(this.active, work);
   }
 
-  end(response: AnsweredResponse): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    if (this.metrics !== undefined && this.series !== undefined) {
-      const series = response.writableFinished
-        ? this.series.of(response.statusCode)
-        : this.series.aborted;
-      series.observe((performance.now() - this.#started) / 1000);
-      this.metrics.inFlight.value -= 1;
-    }
+  end(response: AnsweredResponse, elapsedMs: number): void {
+    this.metrics?.end(response, elapsedMs);
     const { span } = this;
-    if (span === undefined) return;
     if (response.writableFinished) {
       span.setAttribute('http.response.status_code', response.statusCode);
       if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -163,6 +170,13 @@ class ObservedRequest implements RequestTelemetry {
     span.end();
   }
 }
+
+/** The telemetry of a request when neither metrics nor spans are kept: it records nothing. */
+const UNOBSERVED: RequestTelemetry = {
+  logBindings: undefined,
+  within: (work) => work(),
+  end: () => undefined,
+};
 
 /** The tracer of the API's spans: the registered SDK's, or the API's no-op until one is. */
 export const tracerOf = (): Tracer => trace.getTracer('@workforce-kit/http');
@@ -181,9 +195,8 @@ export function createTelemetry(
   for (const operation of [...operations, undefined]) {
     const label = operation?.id ?? NO_OPERATION_LABEL;
     byOperation.set(operation, {
-      series:
-        metrics &&
-        new OperationSeries(metrics.requests, label, operation?.responses.keys() ?? [404, 405]),
+      metrics:
+        metrics && new OperationMetrics(metrics, label, operation?.responses.keys() ?? [404, 405]),
       spanName: operation === undefined ? '' : `${operation.method} ${operation.path}`,
       method: operation?.method ?? '',
       attributes:
@@ -197,9 +210,9 @@ export function createTelemetry(
   return {
     start(operation, method, headers, requestId) {
       const known = byOperation.get(operation) ?? none;
-      if (tracer === undefined) {
-        return new ObservedRequest(metrics, known.series, undefined, undefined, undefined);
-      }
+      const measured = known.metrics?.start();
+      // Without spans, a request's telemetry is its operation's metrics: nothing made per request.
+      if (tracer === undefined) return measured ?? UNOBSERVED;
       const parent = propagation.extract(ROOT_CONTEXT, headers);
       const span = tracer.startSpan(
         method === known.method
@@ -218,13 +231,7 @@ export function createTelemetry(
       const bindings = span.isRecording()
         ? { traceId: span.spanContext().traceId, spanId: span.spanContext().spanId }
         : undefined;
-      return new ObservedRequest(
-        metrics,
-        known.series,
-        span,
-        trace.setSpan(parent, span),
-        bindings,
-      );
+      return new TracedRequest(measured, span, trace.setSpan(parent, span), bindings);
     },
   };
 }

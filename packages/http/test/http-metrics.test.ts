@@ -40,7 +40,7 @@ describe('httpMetrics', () => {
     const answer = (statusCode: number) =>
       telemetry
         .start(getRestaurant, 'GET', {}, 'request-id')
-        .end({ statusCode, writableFinished: true });
+        .end({ statusCode, writableFinished: true }, 1);
     /** The counter's lines, and the histogram's counts written as the counter's lines. */
     const bothCounts = async () => ({
       counter: await linesOf(registry, 'workforce_kit_http_requests_total'),
@@ -75,7 +75,7 @@ describe('httpMetrics', () => {
     expect(await linesOf(registry, 'workforce_kit_http_requests_in_flight')).toEqual([
       'workforce_kit_http_requests_in_flight 2',
     ]);
-    first.end({ statusCode: 200, writableFinished: true });
+    first.end({ statusCode: 200, writableFinished: true }, 1);
     registry.resetMetrics();
     expect(await linesOf(registry, 'workforce_kit_http_requests_in_flight')).toEqual([
       'workforce_kit_http_requests_in_flight 1',

@@ -1,6 +1,6 @@
-// The API's metrics are counted in plain numbers and read by prom-client at scrape time: the text
-// a registry serves must be, byte for byte, what prom-client's own counters, histograms and gauge
-// (as the API used them before, defined here as they were) print for the same observations.
+// The API's metrics, kept in prom-client's own classes: the text a registry serves must be, byte for
+// byte, what prom-client's counters, histograms and gauge, defined here as a user would define them,
+// print for the same observations.
 import { createMemoryStore } from '@workforce-kit/core';
 import { aRestaurant, asynchronousStore } from '@workforce-kit/core/testing';
 import { openapiDocument } from '@workforce-kit/types';
@@ -116,6 +116,7 @@ function observedTwice(ours: Registry, theirs: Registry) {
           status === 'aborted'
             ? { statusCode: 200, writableFinished: false }
             : { statusCode: status, writableFinished: true },
+          now - started,
         );
         const labels = [id ?? 'none', String(status)] as const;
         reference.requests.labels(...labels).inc();
@@ -231,12 +232,12 @@ describe('httpMetrics', () => {
     const metrics = httpMetrics(registry);
     const telemetry = createTelemetry(operations, metrics, false);
     const observed = telemetry.start(operation('getRestaurant'), 'GET', {}, 'request-id');
-    observed.end({ statusCode: 200, writableFinished: true });
+    observed.end({ statusCode: 200, writableFinished: true }, 1);
     metrics.rateLimitRefusals.labels('second').inc(2);
     registry.resetMetrics();
     telemetry
       .start(operation('getRestaurant'), 'GET', {}, 'request-id')
-      .end({ statusCode: 200, writableFinished: true });
+      .end({ statusCode: 200, writableFinished: true }, 1);
     const text = await registry.metrics();
     expect(text).toContain(
       'workforce_kit_http_requests_total{operation="getRestaurant",status="200"} 1',
@@ -260,7 +261,7 @@ describe('httpMetrics', () => {
     const started = now;
     const observed = telemetry.start(operation('getRestaurant'), 'GET', {}, 'request-id');
     now += 4;
-    observed.end({ statusCode: 200, writableFinished: true });
+    observed.end({ statusCode: 200, writableFinished: true }, now - started);
     reference.labels('getRestaurant', '200').inc();
     duration.labels('getRestaurant', '200').observe((now - started) / 1000);
     const text = await ours.metrics();
