@@ -10,6 +10,7 @@ import {
   type ContractOptions,
   checkApiContract,
   formatReport,
+  type PropertyResult,
   type Report,
   toHtmlReport,
 } from '../src/index.js';
@@ -38,14 +39,32 @@ async function run(target: EventTarget, options: Partial<ContractOptions> = {}):
   });
 }
 
-/** The run failed, `rule` leads its report, and no failure names another rule. */
-function expectLeads(report: Report, rule: string): void {
+/**
+ * The run failed, `rule` leads its report, and no failure names another rule, but for one that
+ * `alike` says reads the same observations another way.
+ */
+function expectLeads(
+  report: Report,
+  rule: string,
+  alike: (result: PropertyResult) => boolean = () => false,
+): void {
   const failed = causeFirst(report.results);
   expect(failed.map((r) => `${r.name}: ${r.rule}`)[0], formatReport(report)).toMatch(
     new RegExp(`: ${rule}$`),
   );
-  expect(new Set(failed.map((r) => r.rule))).toEqual(new Set([rule]));
+  const others = failed.filter((r) => r.rule !== rule && !alike(r));
+  expect(others.map((r) => `${r.name}: ${r.rule}`)).toEqual([]);
 }
+
+/**
+ * Two overlapping archives answered alike, each with its event: a no-op's event and a lost
+ * update whose dates coincide are the same observations, which the concurrent group names a
+ * change made twice.
+ */
+const changedTwice = (result: PropertyResult) =>
+  result.name === 'concurrent.races' &&
+  result.rule === 'linearizable' &&
+  /each emitted employee\.archived .* \(a lost update\)$/.test(result.race?.summary ?? '');
 
 it('passes a default run against the router whose events are right, without waiting out the timeout', async () => {
   const report = await run(await recordedTarget(), { runs: 100, eventsTimeoutMs: 10_000 });
@@ -60,17 +79,22 @@ it('passes a default run against the router whose events are right, without wait
   expect(formatReport(report)).toContain(`events: ${report.events?.changes} changes`);
 });
 
-const FAULTS: readonly (readonly [RecorderFault, string, Partial<ContractOptions>])[] = [
-  ['event-for-a-no-op', 'no-event-without-change', {}],
-  ['events-swapped', 'event-order', { runs: 50 }],
+const FAULTS: readonly (readonly [
+  RecorderFault,
+  string,
+  Partial<ContractOptions>,
+  (result: PropertyResult) => boolean,
+])[] = [
+  ['event-for-a-no-op', 'no-event-without-change', {}, changedTwice],
+  ['events-swapped', 'event-order', { runs: 50 }, () => false],
   // Only the concurrent group: a 503 one at a time breaks no-server-error, before any event.
-  ['commits-then-fails', 'events-delivered', { only: ['concurrent'], runs: 50 }],
+  ['commits-then-fails', 'events-delivered', { only: ['concurrent'], runs: 50 }, () => false],
 ];
 
 it.each(FAULTS)(
   'fails a target whose events are wrong (%s): rule %s leads',
-  async (fault, rule, options) => {
-    expectLeads(await run(await recordedTarget(fault), options), rule);
+  async (fault, rule, options, alike) => {
+    expectLeads(await run(await recordedTarget(fault), options), rule, alike);
   },
 );
 
