@@ -241,6 +241,12 @@ export class EventLedger {
    * never sent), by the call it fits best.
    */
   readonly #orphans = new Map<string, Arrival[]>();
+  /**
+   * Calls without an answer whose request id the kit did not make (a generated request's, or
+   * none): an event of theirs names a request id the kit never saw, and is taken at the end of the
+   * run by the first of them whose record and type it fits.
+   */
+  readonly #blind: LedgerCall[] = [];
   /** Changes whose event has not come. */
   readonly #due = new Set<LedgerCall>();
   /** Every call that changed a record, or may have (for the counts). */
@@ -300,6 +306,9 @@ export class EventLedger {
       run,
     };
     run?.calls.push(entered);
+    if (call.status === undefined && !call.requestId?.startsWith(this.#requestIdPrefix)) {
+      this.#blind.push(entered);
+    }
     if (call.requestId !== undefined) {
       const same = this.#byRequest.get(call.requestId);
       if (same === undefined) this.#byRequest.set(call.requestId, [entered]);
@@ -333,12 +342,26 @@ export class EventLedger {
       if (requestIds !== undefined && !requestIds.has(requestId)) continue;
       const left: Arrival[] = [];
       for (const arrival of arrivals) {
-        const call = this.#callOf(arrival.event);
+        const call =
+          this.#callOf(arrival.event) ??
+          (requestIds === undefined ? this.#blindCallOf(arrival.event) : undefined);
         if (call === undefined) left.push(arrival);
         else this.#take(call, arrival);
       }
       this.#keepOrphans(requestId, left);
     }
+  }
+
+  /** The first call without an answer, of a request id the kit did not make, that `event` fits. */
+  #blindCallOf(event: ObservedEvent): LedgerCall | undefined {
+    return this.#blind.find(
+      (call) =>
+        call.expectation === 'indeterminate' &&
+        call.events.length === 0 &&
+        call.record?.guid === event.subject &&
+        call.role !== undefined &&
+        EVENT_OF_ROLE[call.role] === event.type,
+    );
   }
 
   /** Sets what `call`'s events must be (a concurrent case's call, once its case is checked). */
@@ -362,6 +385,10 @@ export class EventLedger {
       this.#changers.add(call);
       if (call.events.length === 0) this.#due.add(call);
     } else this.#due.delete(call);
+    // A call that may have changed its record, settled after its event came: it did.
+    if ((expectation === 'indeterminate' || expectation === 'maybe') && call.events.length > 0) {
+      this.#changers.add(call);
+    }
   }
 
   /** A finding of `call`'s events: its run's while the run is open, the end of the run's after. */

@@ -116,6 +116,32 @@ describe('the ledger of a run’s events', () => {
     });
   });
 
+  it('gives an event of a request id the kit did not make to a call without an answer it fits', async () => {
+    // A generated request without an X-Request-Id of the kit's, hung up on after its change: the
+    // deployment named the request itself, and no answer brought the name back.
+    const source = testSource();
+    const { ledger } = ledgerOf(source);
+    ledger.startRun('stateless.archiveEmployee.valid-requests');
+    ledger.enter({
+      requestId: undefined,
+      method: 'PUT',
+      path: `/labor/v1/employees/${employee.guid}/archive`,
+      status: undefined,
+      record: employee,
+      role: 'archive',
+      expectation: 'indeterminate',
+      why: '',
+      answered: undefined,
+      sentAt: ++clock,
+      answeredAt: undefined,
+    });
+    source.sink().event(archived('e1', 'server-made-1'));
+    await ledger.endRun();
+    const outcome = await ledger.finish();
+    expect(outcome.findings).toEqual([]);
+    expect(outcome.summary).toMatchObject({ changes: 1, recovered: 1, unexpected: 0 });
+  });
+
   it('takes an event that came before its call was entered (an app emits it as it answers)', async () => {
     const source = testSource();
     const { ledger } = ledgerOf(source);
