@@ -124,7 +124,8 @@ function expecting(
 /**
  * Enters a call sent one at a time in the run's events, with what its answer (or its missing
  * answer) says its events must be; a call of a concurrent case is entered `pending`, for its case
- * to settle. Nothing when the run does not check events.
+ * to settle, and one sent while its record's state is unknown `indeterminate`. Nothing when the run
+ * does not check events.
  */
 export function enterCall(
   engine: Engine,
@@ -132,7 +133,16 @@ export function enterCall(
   res: WireResponse | undefined,
   operations: readonly SpecOperation[],
   times: { readonly sentAt: number; readonly answeredAt: number | undefined },
-  { pending = false, record }: { readonly pending?: boolean; readonly record?: WorldRecord } = {},
+  {
+    pending = false,
+    indeterminate = false,
+    record,
+  }: {
+    readonly pending?: boolean;
+    /** Whatever it answers, its events are zero or one (the kit did not know its record's state). */
+    readonly indeterminate?: boolean;
+    readonly record?: WorldRecord;
+  } = {},
 ): LedgerCall | undefined {
   const { events } = engine;
   if (events === undefined) return undefined;
@@ -148,7 +158,9 @@ export function enterCall(
         record,
         answered: res?.status === 200 ? jsonOf(res) : undefined,
       }
-    : expecting(engine, role, op, req, res);
+    : indeterminate
+      ? { ...expecting(engine, role, op, req, undefined), answered: undefined }
+      : expecting(engine, role, op, req, res);
   return events.enter({
     requestId,
     method: req.method,

@@ -82,6 +82,14 @@ export interface ContractOptions {
    * have come. @default 10000
    */
   readonly eventsTimeoutMs?: number;
+  /**
+   * The target is being broken on purpose (processes killed, its database cut off): a call that
+   * gets no answer (a dropped connection, a reset, a timeout), on any call, is indeterminate and
+   * counted apart as availability ({@link Report.availability}); only safety is judged (the rules
+   * on every answer received, linearizability, the events). Without it, a call without an answer
+   * fails the run (`target-available`). @default false
+   */
+  readonly faults?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
   /**
@@ -125,6 +133,18 @@ export interface Report {
   readonly minCoverage?: { readonly met: boolean; readonly gaps: readonly string[] };
   /** When the run checked events: what came, counted (its findings are result `events.delivery`). */
   readonly events?: EventsSummary;
+  /** With `faults`: how available the target was (never a failure). */
+  readonly availability?: Availability;
+}
+
+/** How available a target under faults was: counted apart, never judged. */
+export interface Availability {
+  /** Calls that got no answer (a dropped connection, a reset, a timeout): indeterminate. */
+  readonly unanswered: number;
+  /** Calls answered 503 (storage unavailable, a request timeout): indeterminate too. */
+  readonly serviceUnavailable: number;
+  /** Runs of the groups that send one call at a time ended by a call without an answer, not judged. */
+  readonly runsNotJudged: number;
 }
 
 /** How long the end of a run waits for the events still due when no timeout is given, in ms. */
@@ -173,6 +193,9 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     secrets: new Map(),
     coverage,
     events,
+    faults: options.faults ?? false,
+    availability: { unanswered: 0, runsNotJudged: 0 },
+    unanswered: [],
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [
@@ -306,6 +329,15 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
     ...(events === undefined ? {} : { events }),
+    ...(options.faults
+      ? {
+          availability: {
+            unanswered: prepared.engine.availability.unanswered,
+            serviceUnavailable: client.statuses.get(503) ?? 0,
+            runsNotJudged: prepared.engine.availability.runsNotJudged,
+          },
+        }
+      : {}),
   };
   if (options.report !== undefined) await writeReports(report, [options.report].flat());
   return report;

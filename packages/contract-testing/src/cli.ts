@@ -43,6 +43,11 @@ The target must be freshly loaded with the seed file: the kit changes its record
                             one that fails is a failure of rule webhook-signature, never an event
   --events-timeout S        seconds the end of the run waits for the events still due; it ends
                             as soon as all have come (default 10)
+  --faults                  the target is being broken on purpose (processes killed, its database
+                            cut off): a call that gets no answer (a dropped connection, a reset,
+                            a timeout) is indeterminate and counted apart as availability; only
+                            safety is judged. Without it, such a call fails the run
+                            (target-available)
   --min-coverage            fail unless the run saw every declared status it can provoke, checked
                             every rule (groups left out by --only may leave rules unchecked), and
                             had no thin evidence: the stateful and concurrent groups each ran every
@@ -87,6 +92,7 @@ try {
       rate: { type: 'string' },
       report: { type: 'string', multiple: true },
       'min-coverage': { type: 'boolean' },
+      faults: { type: 'boolean' },
       'webhooks-listen': { type: 'string' },
       'webhook-secret': { type: 'string' },
       'events-timeout': { type: 'string' },
@@ -185,6 +191,7 @@ try {
     ...(shrinkSeconds === undefined ? {} : { shrinkTimeLimitMs: shrinkSeconds * 1000 }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
     minCoverage: values['min-coverage'] === true,
+    faults: values.faults === true,
     ...(events === undefined ? {} : { events }),
     ...(eventsSeconds === undefined ? {} : { eventsTimeoutMs: eventsSeconds * 1000 }),
     report: reportFiles,

@@ -196,7 +196,8 @@ const callOfPlanned = (engine: Engine, p: Planned): Call => ({
 
 /**
  * Sends one call on `via` and times it. A branch's call that gets no answer (a dropped connection,
- * a timeout) is indeterminate; on the main connection, it ends the run (`target-available`).
+ * a timeout) is indeterminate; on the main connection (the prefix, the suffix), it ends the run
+ * (`target-available`), but under `faults`, where it is indeterminate too.
  */
 async function timed(
   engine: Engine,
@@ -226,7 +227,12 @@ async function timed(
     const completedAt = answeredAt - t0;
     return { ...where, planned, answer, error: undefined, events, sentAt, invokedAt, completedAt };
   } catch (error) {
-    if (!(error instanceof TargetUnavailable) || where.phase !== 'branch') throw error;
+    if (!(error instanceof TargetUnavailable)) throw error;
+    if (where.phase !== 'branch' && !engine.faults) {
+      // The case ends here, unchecked: the call's events are zero or one, as any unanswered call's.
+      enterCall(engine, where.request, undefined, [op], { sentAt: started, answeredAt: undefined });
+      throw error;
+    }
     return {
       ...where,
       planned,

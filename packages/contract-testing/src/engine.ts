@@ -39,6 +39,26 @@ export interface Engine extends CheckContext {
   readonly coverage: CoverageTally;
   /** The run's events, held to its calls; undefined when the run does not check events. */
   readonly events: EventLedger | undefined;
+  /**
+   * Whether the target is broken on purpose (`--faults`): a call that gets no answer is
+   * indeterminate, counted as availability, and only safety is judged.
+   */
+  readonly faults: boolean;
+  /** What the run counts of the target's availability. */
+  readonly availability: AvailabilityTally;
+  /**
+   * The calls of the current run, sent one at a time, that got no answer, with their operation:
+   * under `faults`, the records they name are looked at again before the next run.
+   */
+  readonly unanswered: { readonly req: WireRequest; readonly op: SpecOperation | undefined }[];
+}
+
+/** Calls without an answer, and runs they ended unjudged (under `faults`). */
+export interface AvailabilityTally {
+  /** Calls that got no answer: a dropped connection, a reset, a timeout. */
+  unanswered: number;
+  /** Runs of a property that such a call ended, not judged (under `faults`). */
+  runsNotJudged: number;
 }
 
 /**
@@ -80,7 +100,11 @@ export async function sendOn(
   } catch (error) {
     if (error instanceof TargetUnavailable) {
       engine.coverage.checked('target-available');
-      if (enter) enterCall(engine, req, undefined, operations, { sentAt, answeredAt: undefined });
+      engine.availability.unanswered++;
+      if (enter) {
+        engine.unanswered.push({ req, op: operations[0] });
+        enterCall(engine, req, undefined, operations, { sentAt, answeredAt: undefined });
+      }
     }
     throw error;
   }

@@ -17,7 +17,7 @@ import {
   type RaceReport,
   requestLine,
 } from './race-report.js';
-import { countsOf, formatEvents, seconds } from './report-format.js';
+import { countsOf, formatAvailability, formatEvents, seconds } from './report-format.js';
 
 const html = (text: string) =>
   text
@@ -224,7 +224,12 @@ export function toHtmlReport(report: Report): string {
 <h1>Contract report</h1>
 <p class="totals ${verdict}" id="totals">${counts}${report.minCoverage?.met === false ? ', minimum coverage not met' : ''}</p>
 <p class="muted">${html(report.baseUrl)} · ${report.requests} requests in ${seconds(report.durationMs)} · rng seed ${report.rngSeed} · ${report.runs} runs per property</p>
-<p class="events" id="events">${html(formatEvents(report))}</p>
+<p class="events" id="events">${html(formatEvents(report))}</p>${
+    report.availability === undefined
+      ? ''
+      : `
+<p class="availability" id="availability">${html(formatAvailability(report) ?? '')}</p>`
+  }
 <h2>Properties</h2>
 <table class="properties"><thead><tr><th>status</th><th>property</th><th>runs</th><th>requests</th><th>time</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${failures.length === 0 ? '' : `<h2>Failures</h2>\n${failures.map(failureSection).join('\n')}`}

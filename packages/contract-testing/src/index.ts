@@ -23,6 +23,7 @@
 
 export type { ChangeCount, ThinEvidence } from './change-evidence.js';
 export {
+  type Availability,
   type ContractOptions,
   checkApiContract,
   type Report,

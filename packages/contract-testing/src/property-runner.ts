@@ -16,6 +16,7 @@ import type { PropertyGroup, ResultGroup } from './property-groups.js';
 import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
 import { lookIfDue, reseed } from './seed-start.js';
+import { lookAgainAfterUnanswered } from './unanswered-calls.js';
 import { cloneKnowledge } from './world.js';
 
 /** A fast-check property over a tuple of generated arguments. */
@@ -134,8 +135,10 @@ export class Trial {
   shrinkTimeLimitReached = false;
   /** Runs whose history the linearizability checker could not decide within its bound. */
   undecided = 0;
-  /** Set once the target stops answering: the remaining runs fail at once. */
+  /** Set once the target stops answering: the property ends on the run that met it. */
   private unavailable: TargetUnavailable | undefined;
+  /** The rule the first failing run broke: a run that shrinking finds failing another way passes. */
+  private failedRule: RuleName | 'error' | undefined;
   /** When shrinking must end: the first failure's time and the time limit. */
   private shrinkDeadline: number | undefined;
   /** While the counterexample is run again: no deadline, and its failure is not kept. */
@@ -171,7 +174,9 @@ export class Trial {
   ): (...args: T) => Promise<void> {
     const { engine } = this;
     return async (...args) => {
-      if (this.unavailable !== undefined) throw this.unavailable;
+      // fast-check ends the property on an interrupting precondition failure, and reports the
+      // last failing case: the run the target stopped answering in, not a shrunk stranger.
+      if (this.unavailable !== undefined) throw new fc.PreconditionFailure(true);
       // fast-check ends the property on an interrupting precondition failure; runProperty throws
       // the stop.
       if (engine.seedCheck.stopped !== undefined) throw new fc.PreconditionFailure(true);
@@ -186,6 +191,7 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
+      engine.unanswered.length = 0;
       try {
         if (fresh) await reseed(engine);
         await lookIfDue(engine);
@@ -197,16 +203,40 @@ export class Trial {
         await body(...args);
         const found = await engine.events?.endRun();
         if (found !== undefined) throw new Violation(found.rule, found.message);
-      } catch (error) {
+      } catch (thrown) {
         engine.events?.closeRun();
+        const error = await this.#underFaults(thrown);
+        if (fc.PreconditionFailure.isFailure(error)) throw error;
         if (error instanceof TargetUnavailable) this.unavailable = error;
+        const rule = ruleOf(error);
+        // Met while shrinking, a failure of another rule is no smaller case of this one.
+        if (this.retrying && !this.replaying && rule !== this.failedRule) return;
         if (!this.replaying) {
+          this.failedRule = rule;
           this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
           this.shrinkDeadline ??= Date.now() + this.shrinkTimeLimitMs;
         }
         throw error;
       }
     };
+  }
+
+  /**
+   * Under `faults`, a run that a call without an answer ended is not judged: counted as
+   * availability, the records its unanswered calls named looked at again, and skipped (a
+   * precondition failure, never a counterexample). Any other error is given back as it is, as is
+   * the target's staying gone.
+   */
+  async #underFaults(error: unknown): Promise<unknown> {
+    const { engine } = this;
+    if (!engine.faults || !(error instanceof TargetUnavailable)) return error;
+    try {
+      await lookAgainAfterUnanswered(engine);
+    } catch (gone) {
+      return gone;
+    }
+    engine.availability.runsNotJudged++;
+    return new fc.PreconditionFailure(false);
   }
 
   /**

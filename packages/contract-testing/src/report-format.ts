@@ -165,6 +165,13 @@ export function formatEvents(report: Report): string {
     : `events: ${formatEventCounts(report.events)}`;
 }
 
+/** With `faults`, how available the target was, counted apart: never a failure. */
+export function formatAvailability(report: Report): string | undefined {
+  const a = report.availability;
+  if (a === undefined) return undefined;
+  return `availability (--faults, counted apart, not judged): ${a.unanswered} calls got no answer (a dropped connection, a reset, a timeout), ${a.serviceUnavailable} were answered 503, ${a.runsNotJudged} runs were ended unjudged by a call without an answer; only safety was judged`;
+}
+
 /** What a report says when the run was given no events. */
 export const EVENTS_NOT_CHECKED =
   "events not checked: the kit was given no event source (--webhooks-listen, or the events option), so no change's event was held to the call that made it";
@@ -189,6 +196,8 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
     );
   }
   out.push(formatEvents(report));
+  const availability = formatAvailability(report);
+  if (availability !== undefined) out.push(availability);
   const rateLimits = formatRateLimits(report);
   if (rateLimits !== undefined) out.push(rateLimits);
   const statuses = Object.entries(report.statuses)
