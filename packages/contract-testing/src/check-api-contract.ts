@@ -195,7 +195,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     events,
     faults: options.faults ?? false,
     availability: { unanswered: 0, runsNotJudged: 0 },
-    unanswered: [],
+    indeterminate: [],
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [

@@ -12,6 +12,7 @@ import {
   type HttpClient,
   TargetUnavailable,
   type WireRequest,
+  type WireResponse,
 } from './http-client.js';
 import { checkSighting, type SeedCheck } from './seed-check.js';
 import type { Spec, SpecOperation } from './spec-reader.js';
@@ -47,10 +48,11 @@ export interface Engine extends CheckContext {
   /** What the run counts of the target's availability. */
   readonly availability: AvailabilityTally;
   /**
-   * The calls of the current run, sent one at a time, that got no answer, with their operation:
-   * under `faults`, the records they name are looked at again before the next run.
+   * The calls of the current run, sent one at a time, whose answer did not say whether they
+   * happened (none came; under `faults`, a 503), with their operation: under `faults`, the
+   * records they name are looked at again before the next run.
    */
-  readonly unanswered: { readonly req: WireRequest; readonly op: SpecOperation | undefined }[];
+  readonly indeterminate: { readonly req: WireRequest; readonly op: SpecOperation | undefined }[];
 }
 
 /** Calls without an answer, and runs they ended unjudged (under `faults`). */
@@ -77,6 +79,26 @@ export function send(
 }
 
 /**
+ * Under `faults`, a documented 503 to a call sent one at a time does not say whether it happened:
+ * held to its documented shape (its events are zero or one, as entered), and the run ends unjudged as for a call
+ * without an answer (a 503 the operation does not document stays a broken `no-server-error`).
+ */
+function unavailableUnderFaults(
+  engine: Engine,
+  req: WireRequest,
+  res: WireResponse,
+  operations: readonly SpecOperation[],
+): void {
+  const documented = operations[0]?.responses.get('503');
+  if (documented === undefined) return;
+  new Answer(engine, req, res).matches(documented);
+  engine.indeterminate.push({ req, op: operations[0] });
+  throw new TargetUnavailable(
+    `${req.method} ${req.path} answered 503: it may have happened or not`,
+  );
+}
+
+/**
  * {@link send} on `via`, the main connection or a branch's own. Each call is entered in the run's
  * events with what its answer (or, when none came, its missing answer) says of them, unless
  * `enter` is false: a concurrent case's calls are entered by their case.
@@ -89,23 +111,27 @@ export async function sendOn(
   { enter = true }: { readonly enter?: boolean } = {},
 ): Promise<Answer> {
   const sentAt = performance.now();
+  let res: WireResponse;
   try {
-    const res = await via.send(req, (status) => {
+    res = await via.send(req, (status) => {
       for (const op of operations) engine.coverage.answered(op.id, status);
     });
-    engine.coverage.checked('target-available');
-    checkSighting(engine, res);
-    if (enter) enterCall(engine, req, res, operations, { sentAt, answeredAt: performance.now() });
-    return new Answer(engine, req, res);
   } catch (error) {
     if (error instanceof TargetUnavailable) {
       engine.coverage.checked('target-available');
       engine.availability.unanswered++;
       if (enter) {
-        engine.unanswered.push({ req, op: operations[0] });
+        engine.indeterminate.push({ req, op: operations[0] });
         enterCall(engine, req, undefined, operations, { sentAt, answeredAt: undefined });
       }
     }
     throw error;
   }
+  engine.coverage.checked('target-available');
+  checkSighting(engine, res);
+  const times = { sentAt, answeredAt: performance.now() };
+  if (enter) enterCall(engine, req, res, operations, times);
+  if (enter && engine.faults && res.status === 503)
+    unavailableUnderFaults(engine, req, res, operations);
+  return new Answer(engine, req, res);
 }

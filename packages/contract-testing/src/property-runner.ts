@@ -191,7 +191,7 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
-      engine.unanswered.length = 0;
+      engine.indeterminate.length = 0;
       try {
         if (fresh) await reseed(engine);
         await lookIfDue(engine);

@@ -169,7 +169,7 @@ export function formatEvents(report: Report): string {
 export function formatAvailability(report: Report): string | undefined {
   const a = report.availability;
   if (a === undefined) return undefined;
-  return `availability (--faults, counted apart, not judged): ${a.unanswered} calls got no answer (a dropped connection, a reset, a timeout), ${a.serviceUnavailable} were answered 503, ${a.runsNotJudged} runs were ended unjudged by a call without an answer; only safety was judged`;
+  return `availability (--faults, counted apart, not judged): ${a.unanswered} calls got no answer (a dropped connection, a reset, a timeout), ${a.serviceUnavailable} were answered 503, ${a.runsNotJudged} runs were ended unjudged by such a call; only safety was judged`;
 }
 
 /** What a report says when the run was given no events. */

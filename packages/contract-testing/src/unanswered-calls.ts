@@ -20,7 +20,7 @@ const FIRST_WAIT_MS = 50;
 /** The records the run's unanswered calls named, each once. */
 function recordsOfUnanswered(engine: Engine): WorldRecord[] {
   const records = new Map<string, WorldRecord>();
-  for (const { req, op } of engine.unanswered.splice(0)) {
+  for (const { req, op } of engine.indeterminate.splice(0)) {
     if (op === undefined || op === engine.operations.getRestaurant) continue;
     const record = recordOfRequest(engine, op, req);
     if (record !== undefined) records.set(record.guid, record);

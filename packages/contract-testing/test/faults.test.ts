@@ -5,7 +5,9 @@
 // (target-available) on the run it met it in. With it, every such call is indeterminate, counted
 // apart as availability, and the run passes: its changes' events are held to them (a hang-up
 // after the change recovered by its event), nothing lost, nothing doubled. Safety is still
-// judged: the same hang-ups over the shift lost update whose answers agree fail linearizable.
+// judged: over a store that answers 503 after committing some changes, before their events, a 503
+// one at a time is indeterminate, and the concurrent group's cases still find the events lost;
+// over the shift lost update whose answers agree, the same hang-ups fail linearizable.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { checkApiContract, formatReport, type Report } from '../src/index.js';
@@ -85,6 +87,12 @@ it('with --faults, counts the hang-ups as availability and judges only safety: p
   expect(formatReport(report)).toMatch(
     /^availability \(--faults, counted apart, not judged\): \d+ calls got no answer/m,
   );
+});
+
+it('with --faults, reads a 503 one at a time as indeterminate, and still fails a change without its event', async () => {
+  const report = await run('commits-then-fails', true);
+  expect(new Set(failedRules(report)), formatReport(report)).toEqual(new Set(['events-delivered']));
+  expect(report.availability?.serviceUnavailable).toBeGreaterThan(0);
 });
 
 it('with --faults, still fails the lost update whose answers agree, by its events', async () => {
