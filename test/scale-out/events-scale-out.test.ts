@@ -52,7 +52,9 @@ it('passes a default run with events checked against two processes sharing one o
   });
   expect(report.ok, formatReport(report)).toBe(true);
   const { events } = report;
-  expect(events).toMatchObject({ lost: 0, recovered: 0, unexpected: 0, duplicated: 0, refused: 0 });
+  expect(events).toMatchObject({ lost: 0, unexpected: 0, duplicated: 0, refused: 0 });
+  // A correct target's only calls that did not say whether they happened: those the kit hung up on.
+  expect(events?.recovered).toBeLessThanOrEqual(report.hungUp);
   expect(events?.delivered).toBe(events?.changes);
   expect(events?.changes).toBeGreaterThan(50);
   expect(events?.waitedMs).toBeLessThan(1000);

@@ -133,6 +133,11 @@ export interface Report {
   readonly minCoverage?: { readonly met: boolean; readonly gaps: readonly string[] };
   /** When the run checked events: what came, counted (its findings are result `events.delivery`). */
   readonly events?: EventsSummary;
+  /**
+   * Calls of the concurrent group the kit hung up on after sending them, before their answer:
+   * indeterminate, their suffix and events say whether each happened.
+   */
+  readonly hungUp: number;
   /** With `faults`: how available the target was (never a failure). */
   readonly availability?: Availability;
 }
@@ -194,7 +199,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     coverage,
     events,
     faults: options.faults ?? false,
-    availability: { unanswered: 0, runsNotJudged: 0 },
+    availability: { unanswered: 0, runsNotJudged: 0, hungUp: 0 },
     indeterminate: [],
   };
   const only = new Set(options.only ?? GROUPS);
@@ -328,6 +333,7 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     baseUrl: client.baseUrl.href,
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
+    hungUp: prepared.engine.availability.hungUp,
     ...(events === undefined ? {} : { events }),
     ...(options.faults
       ? {

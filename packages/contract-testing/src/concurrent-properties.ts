@@ -53,11 +53,25 @@ import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from 
 /** How often a case is sent once a property has failed (shrinking, replay): a race may not recur. */
 const ATTEMPTS_AFTER_FAILURE = 3;
 
-/** A call of a case before it is resolved: which of the case's records, and how (0 to 2). */
+/**
+ * A call of a case before it is resolved: which of the case's records, and how (0 to 2); on a
+ * branch, whether the kit hangs up on it (an index of {@link HANG_UP_AFTER_MS}).
+ */
 interface CaseCall {
   readonly record: number;
   readonly how: number;
+  readonly hangUp?: number;
 }
+
+/**
+ * How long after sending a branch's call the kit hangs up, by the call's `hangUp`: on one call in
+ * ten, at once or 2 ms later; never on the others (0, where shrinking goes).
+ */
+const HANG_UP_AFTER_MS: readonly (number | undefined)[] = [
+  ...Array<undefined>(8).fill(undefined),
+  0,
+  2,
+];
 
 /** A case as generated: records of the world, the prefix, the branches, how the suffix shows each record. */
 interface RaceCase {
@@ -114,6 +128,8 @@ interface Planned {
   readonly record: WorldRecord;
   readonly kind: ChangeKind;
   readonly byExternalId: boolean;
+  /** The kit hangs up this long after sending it, before the answer: indeterminate. */
+  readonly hangUpAfterMs?: number;
 }
 
 /** Where a call is sent, and what: its phase and lane, the call, its request. */
@@ -162,8 +178,11 @@ interface Plan {
 
 function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
   const records = raceCase.records.map((i) => pool[i % pool.length] as WorldRecord);
-  const resolved = (c: CaseCall) =>
-    resolve(records[c.record % records.length] as WorldRecord, c.how);
+  const resolved = (c: CaseCall): Planned => {
+    const planned = resolve(records[c.record % records.length] as WorldRecord, c.how);
+    const hangUpAfterMs = c.hangUp === undefined ? undefined : HANG_UP_AFTER_MS[c.hangUp];
+    return hangUpAfterMs === undefined ? planned : { ...planned, hangUpAfterMs };
+  };
   return {
     prefix: raceCase.prefix.map(resolved),
     branches: raceCase.branches.map((branch) => branch.map(resolved)),
@@ -177,7 +196,12 @@ function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
  */
 function describeCase(engine: Engine, plan: Plan): string {
   const list = (calls: readonly Planned[]) =>
-    calls.map((p) => callLine(engine, callOfPlanned(engine, p))).join(', ') || 'nothing';
+    calls
+      .map(
+        (p) =>
+          `${callLine(engine, callOfPlanned(engine, p))}${p.hangUpAfterMs === undefined ? '' : ` (hung up after ${p.hangUpAfterMs} ms)`}`,
+      )
+      .join(', ') || 'nothing';
   return [
     `prefix: ${list(plan.prefix)}`,
     ...plan.branches.map((calls, i) => `${laneName(i + 1)}: ${list(calls)}`),
@@ -221,7 +245,10 @@ async function timed(
       { pending: true, record: planned.record },
     );
   try {
-    const answer = await sendOn(engine, via, where.request, [op], { enter: false });
+    const answer = await sendOn(engine, via, where.request, [op], {
+      enter: false,
+      ...(planned.hangUpAfterMs === undefined ? {} : { hangUpAfterMs: planned.hangUpAfterMs }),
+    });
     const answeredAt = performance.now();
     const events = enter(answer, answeredAt);
     const completedAt = answeredAt - t0;
@@ -547,6 +574,11 @@ const deliveredEvents =
 /** The cases over the records of `pool`, each printed (in a counterexample) as its HTTP calls. */
 function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Plan> {
   const callArb = fc.record({ record: fc.nat({ max: 1 }), how: fc.nat({ max: 2 }) });
+  const branchCallArb = fc.record({
+    record: fc.nat({ max: 1 }),
+    how: fc.nat({ max: 2 }),
+    hangUp: fc.nat({ max: HANG_UP_AFTER_MS.length - 1 }),
+  });
   return new RaceCaseArbitrary(
     fc.record({
       records: fc.uniqueArray(fc.nat({ max: Math.max(0, pool.length - 1) }), {
@@ -554,7 +586,7 @@ function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Pla
         maxLength: 2,
       }),
       prefix: fc.array(callArb, { maxLength: 2 }),
-      branches: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), {
+      branches: fc.array(fc.array(branchCallArb, { minLength: 1, maxLength: 3 }), {
         minLength: 2,
         maxLength: 4,
       }),

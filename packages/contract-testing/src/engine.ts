@@ -10,6 +10,7 @@ import type { EventLedger } from './event-ledger.js';
 import {
   type Connection,
   type HttpClient,
+  KitHungUp,
   TargetUnavailable,
   type WireRequest,
   type WireResponse,
@@ -61,6 +62,8 @@ export interface AvailabilityTally {
   unanswered: number;
   /** Runs of a property that such a call ended, not judged (under `faults`). */
   runsNotJudged: number;
+  /** Calls of the concurrent group the kit hung up on, after sending them (no availability matter). */
+  hungUp: number;
 }
 
 /**
@@ -108,16 +111,27 @@ export async function sendOn(
   via: HttpClient | Connection,
   req: WireRequest,
   operations: readonly SpecOperation[],
-  { enter = true }: { readonly enter?: boolean } = {},
+  {
+    enter = true,
+    hangUpAfterMs,
+  }: {
+    readonly enter?: boolean;
+    /** On a branch's connection: hang up that long after the request is written. */
+    readonly hangUpAfterMs?: number;
+  } = {},
 ): Promise<Answer> {
   const sentAt = performance.now();
   let res: WireResponse;
   try {
-    res = await via.send(req, (status) => {
+    const onAnswer = (status: number) => {
       for (const op of operations) engine.coverage.answered(op.id, status);
-    });
+    };
+    res = await (hangUpAfterMs === undefined || !('branch' in via)
+      ? via.send(req, onAnswer)
+      : via.send(req, onAnswer, hangUpAfterMs));
   } catch (error) {
-    if (error instanceof TargetUnavailable) {
+    if (error instanceof KitHungUp) engine.availability.hungUp++;
+    else if (error instanceof TargetUnavailable) {
       engine.coverage.checked('target-available');
       engine.availability.unanswered++;
       if (enter) {

@@ -198,6 +198,11 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
   out.push(formatEvents(report));
   const availability = formatAvailability(report);
   if (availability !== undefined) out.push(availability);
+  if (report.hungUp > 0) {
+    out.push(
+      `the kit hung up on ${report.hungUp} calls of the concurrent group after sending them, before their answer: each indeterminate, its suffix and events said whether it happened`,
+    );
+  }
   const rateLimits = formatRateLimits(report);
   if (rateLimits !== undefined) out.push(rateLimits);
   const statuses = Object.entries(report.statuses)

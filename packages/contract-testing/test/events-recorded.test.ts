@@ -71,7 +71,9 @@ it('passes a default run against the router whose events are right, without wait
   expect(report.ok, formatReport(report)).toBe(true);
   const events = report.results.find((r) => r.name === 'events.delivery');
   expect(events?.status).toBe('passed');
-  expect(report.events).toMatchObject({ lost: 0, recovered: 0, unexpected: 0, duplicated: 0 });
+  expect(report.events).toMatchObject({ lost: 0, unexpected: 0, duplicated: 0 });
+  // A correct target's only calls that did not say whether they happened: those the kit hung up on.
+  expect(report.events?.recovered).toBeLessThanOrEqual(report.hungUp);
   expect(report.events?.delivered).toBe(report.events?.changes);
   expect(report.events?.changes).toBeGreaterThan(300);
   expect(report.events?.waitedMs).toBeLessThan(1000);

@@ -79,14 +79,20 @@ it('passes a default run with the webhooks of the reference server on PGlite che
   expect(lines.find((line) => line.startsWith('✔ events.delivery'))).toBeDefined();
   const report = JSON.parse(await readFile(json, 'utf8')) as Report;
   const { events } = report;
-  expect(events).toMatchObject({ lost: 0, recovered: 0, unexpected: 0, duplicated: 0, refused: 0 });
+  expect(events).toMatchObject({ lost: 0, unexpected: 0, duplicated: 0, refused: 0 });
+  // A correct target's only calls that did not say whether they happened: those the kit hung up on.
+  expect(events?.recovered).toBeLessThanOrEqual(report.hungUp);
   expect(events?.delivered).toBe(events?.changes);
   expect(events?.changes).toBeGreaterThan(50);
   // The end of the run waits for none: every event came within the runs.
   expect(events?.waitedMs).toBeLessThan(1000);
-  for (const rule of ['webhook-signature', 'documented-event', 'event-record'] as const) {
+  for (const rule of ['webhook-signature', 'documented-event'] as const) {
     expect(report.coverage.rules[rule], rule).toBe(events?.delivered);
   }
+  // Every event's record held to its answer, but a recovered one's: its call had no answer.
+  expect(report.coverage.rules['event-record']).toBe(
+    (events?.delivered ?? 0) - (events?.recovered ?? 0),
+  );
   expect(await readFile(html, 'utf8')).toContain(`events: ${events?.changes} changes`);
   console.info(`the reference server on PGlite, webhooks checked: ${run.ms} ms, ${lines.at(-2)}`);
 });
