@@ -26,6 +26,7 @@ import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
   type HttpClient,
+  KitHungUp,
   TargetUnavailable,
   type WireRequest,
 } from './http-client.js';
@@ -39,6 +40,7 @@ import {
   raceReport,
 } from './race-report.js';
 import {
+  ANY_RECORD_STATES,
   type ChangeKind,
   changeAnswerOf,
   type DateSlot,
@@ -547,7 +549,7 @@ async function runCase(
         : await checkCaseEvents(engine.events, engine.coverage, events, verdict);
     if (checked.kind === 'undecided') return 'undecided';
     if (checked.kind === 'not-linearizable') throw new Error('a history that fit no longer fits');
-    starts.settle(checked.finalStates);
+    starts.settle(engine.faults ? unsettled(sent, checked.finalStates) : checked.finalStates);
     decided = true;
     return 'decided';
   } finally {
@@ -558,6 +560,25 @@ async function runCase(
       }
     }
   }
+}
+
+/**
+ * Under faults, the states the records of a case with a call the target left without an answer,
+ * or answered 503, may be in: any. A process killed mid-call, or one that gave up waiting for its
+ * database, leaves its statement to the database, which may commit it after the case ended, after
+ * the suffix looked.
+ */
+function unsettled(
+  sent: readonly Sent[],
+  finalStates: ReadonlyMap<string, readonly RecordModelState[]>,
+): ReadonlyMap<string, readonly RecordModelState[]> {
+  const dropped = sent.filter(
+    (s) => s.answer?.status === 503 || (s.error !== undefined && !(s.error instanceof KitHungUp)),
+  );
+  if (dropped.length === 0) return finalStates;
+  const states = new Map(finalStates);
+  for (const s of dropped) states.set(s.planned.record.guid, ANY_RECORD_STATES);
+  return states;
 }
 
 /** Each call's events as they came, for the report of a case whose answers fit no order. */
