@@ -36,6 +36,8 @@ const NEEDS_SERVERS = [
   'test/events-recorded.test.ts',
   'test/events-reference-server.test.ts',
   'test/events-webhooks.test.ts',
+  'test/faults.test.ts',
+  'test/hang-ups.test.ts',
   'test/html-report.test.ts',
   'test/kit-memory.test.ts',
   'test/mutation-suite.test.ts',

@@ -26,7 +26,6 @@ import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
   type HttpClient,
-  KitHungUp,
   TargetUnavailable,
   type WireRequest,
 } from './http-client.js';
@@ -474,15 +473,22 @@ const endOf = (call: HistoryCall) =>
 /**
  * Counts each branch call as reaching its record, and each of `changed` (the calls that changed
  * their record in the order found) that is a branch call and overlapped another call of its
- * record as a raced change.
+ * record as a raced change, when the case started from a record archived (deleted) or surely not:
+ * from any state, the order found says nothing sure of what changed.
  */
-function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: readonly number[]) {
+function countRaces(
+  engine: Engine,
+  calls: readonly HistoryCall[],
+  changed: readonly number[],
+  start: (record: RaceRecord) => readonly RecordModelState[],
+) {
   for (const call of calls) {
     if (call.phase === 'branch') engine.coverage.reachedRecord(roleOf(call.kind), false);
   }
+  const known = (record: RaceRecord) => new Set(start(record).map((s) => s.deleted)).size === 1;
   for (const i of changed) {
     const call = calls[i] as HistoryCall;
-    if (call.phase !== 'branch') continue;
+    if (call.phase !== 'branch' || !known(call.record)) continue;
     const raced = calls.some(
       (other, j) =>
         j !== i &&
@@ -534,7 +540,7 @@ async function runCase(
     }
     engine.coverage.checked('linearizable');
     const verdict = checkHistory(calls, start, { finalStates });
-    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
+    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : [], start);
     if (verdict.kind === 'undecided') return 'undecided';
     if (verdict.kind === 'not-linearizable') {
       const report = raceReport(calls, requests, verdict, events && deliveredEvents(events));
@@ -549,7 +555,7 @@ async function runCase(
         : await checkCaseEvents(engine.events, engine.coverage, events, verdict);
     if (checked.kind === 'undecided') return 'undecided';
     if (checked.kind === 'not-linearizable') throw new Error('a history that fit no longer fits');
-    starts.settle(engine.faults ? unsettled(sent, checked.finalStates) : checked.finalStates);
+    starts.settle(unsettled(sent, checked.finalStates));
     decided = true;
     return 'decided';
   } finally {
@@ -563,21 +569,20 @@ async function runCase(
 }
 
 /**
- * Under faults, the states the records of a case with a call the target left without an answer,
- * or answered 503, may be in: any. A process killed mid-call, or one that gave up waiting for its
- * database, leaves its statement to the database, which may commit it after the case ended, after
- * the suffix looked.
+ * The states the records of a case with a call left without an answer (the target's drop, or the
+ * kit's own hang-up), or answered 503, may be in when the next case starts: any. The target may
+ * finish such a call after the case ended, after the suffix looked: a process that lost its
+ * client finishes the request, and one killed mid-call, or that gave up waiting for its database,
+ * leaves its statement to the database, which may commit it later.
  */
 function unsettled(
   sent: readonly Sent[],
   finalStates: ReadonlyMap<string, readonly RecordModelState[]>,
 ): ReadonlyMap<string, readonly RecordModelState[]> {
-  const dropped = sent.filter(
-    (s) => s.answer?.status === 503 || (s.error !== undefined && !(s.error instanceof KitHungUp)),
-  );
-  if (dropped.length === 0) return finalStates;
+  const open = sent.filter((s) => s.answer === undefined || s.answer.status === 503);
+  if (open.length === 0) return finalStates;
   const states = new Map(finalStates);
-  for (const s of dropped) states.set(s.planned.record.guid, ANY_RECORD_STATES);
+  for (const s of open) states.set(s.planned.record.guid, ANY_RECORD_STATES);
   return states;
 }
 

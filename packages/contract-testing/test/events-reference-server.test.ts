@@ -89,8 +89,9 @@ it('passes a default run with the webhooks of the reference server on PGlite che
   for (const rule of ['webhook-signature', 'documented-event'] as const) {
     expect(report.coverage.rules[rule], rule).toBe(events?.delivered);
   }
-  // Every event's record held to its answer, but a recovered one's: its call had no answer.
-  expect(report.coverage.rules['event-record']).toBe(
+  // Every event's record held to its answer (a late one's again), but a recovered one's: its call
+  // had no answer.
+  expect(report.coverage.rules['event-record']).toBeGreaterThanOrEqual(
     (events?.delivered ?? 0) - (events?.recovered ?? 0),
   );
   expect(await readFile(html, 'utf8')).toContain(`events: ${events?.changes} changes`);
