@@ -622,14 +622,18 @@ export class EventLedger {
   }
 
   /**
-   * Ends the run: waits, bounded, for its changes' events, and returns the most telling finding
-   * of its events, if any. Later findings of its calls go to the end of the run.
+   * Ends the run: with `wait`, waits, bounded, for its changes' events; returns the most telling
+   * finding of its events so far, if any. Later findings of its calls go to the end of the run.
    */
-  async endRun(): Promise<EventFinding | undefined> {
+  async endRun({
+    wait = true,
+  }: {
+    readonly wait?: boolean;
+  } = {}): Promise<EventFinding | undefined> {
     const run = this.#run;
     if (run === undefined) return undefined;
     const due = run.calls.filter((call) => this.#due.has(call));
-    if (due.length > 0) {
+    if (wait && due.length > 0) {
       const all = await this.waitUntil(
         () => run.findings.length > 0 || due.every((call) => !this.#due.has(call)),
         this.runWaitMs,

@@ -165,8 +165,8 @@ export class Trial {
    * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target
    * as it is: the knowledge follows it), after the run's first look at the records when it is due;
    * a failing run's transcript is kept for the replay. When the kit checks events, the run's calls
-   * are held to theirs at its end, once those due came (or a short wait passed): a broken rule of
-   * its events fails it. Once a record was found not as the seed says, the property ends.
+   * are held to those that came by its end (once the property failed, to those due, or a short
+   * wait): a broken rule of its events fails it. Once a record was found not as the seed says, the property ends.
    */
   predicate<T extends unknown[]>(
     { fresh }: { readonly fresh: boolean },
@@ -201,7 +201,10 @@ export class Trial {
         engine.runStart = cloneKnowledge(engine.knowledge);
         engine.events?.startRun(this.property);
         await body(...args);
-        const found = await engine.events?.endRun();
+        // A run of one call at a time waits for its events only once its property failed (to
+        // shrink on them): before, a late finding goes to the end of the run, which costs no wait
+        // per run. A concurrent case's check has waited for the events it reads already.
+        const found = await engine.events?.endRun({ wait: this.retrying });
         if (found !== undefined) throw new Violation(found.rule, found.message);
       } catch (thrown) {
         engine.events?.closeRun();
