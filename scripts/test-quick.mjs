@@ -27,11 +27,17 @@ const NEEDS_SERVERS = [
   'test/jwt-verifier.test.ts',
   // fetch-adapter: Hono on @hono/node-server
   'test/hono-node-server.test.ts',
-  // contract-testing: the kit against servers, its CLI as a process, its HTML report in Chromium
+  // contract-testing: the kit against servers, its CLI as a process, its HTML report in Chromium,
+  // the events of faulty targets received on loopback (each file over 10 s)
   'test/cli-exit-codes.test.ts',
   'test/cli-reference-server.test.ts',
   'test/concurrent-group.test.ts',
   'test/concurrent-no-false-alarms.test.ts',
+  'test/events-recorded.test.ts',
+  'test/events-reference-server.test.ts',
+  'test/events-webhooks.test.ts',
+  'test/faults.test.ts',
+  'test/hang-ups.test.ts',
   'test/html-report.test.ts',
   'test/kit-memory.test.ts',
   'test/mutation-suite.test.ts',

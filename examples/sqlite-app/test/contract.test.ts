@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createEventRecorder } from '@workforce-kit/contract-testing';
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import { createJwtVerifier } from '@workforce-kit/express-adapter';
 import { parseSeed } from '@workforce-kit/seed-file';
@@ -22,10 +23,16 @@ const reset = () => {
   return store.seed(records);
 };
 reset();
+// The app's events go to the kit's recorder: the kit holds each change's event to its call.
+const events = createEventRecorder();
 const app = createApp({
   db,
   store,
-  api: { auth: createJwtVerifier({ hs256Secret: secret }), rateLimit: false },
+  api: {
+    auth: createJwtVerifier({ hs256Secret: secret }),
+    rateLimit: false,
+    onEvent: events.record,
+  },
 });
 
 // The API is mounted at /api, beside the app's own routes: the kit sends its requests there.
@@ -34,4 +41,5 @@ describeApiContract('the app, its API at /api over its own SQLite tables', {
   basePath: '/api',
   seed,
   auth: { hs256Secret: secret },
+  events,
 });

@@ -82,6 +82,11 @@ const CAUGHT: Record<StoreBug, { readonly test: RegExp; readonly message: RegExp
     message:
       /employees\.write of an unarchive at version 1 \(the store has version 2\) succeeded with .*; expected VersionConflict/,
   },
+  'shift-no-version-check': {
+    test: /^compare-and-set writes > shifts\.write of a delete > at a stale version: VersionConflict, and nothing changed$/,
+    message:
+      /shifts\.write of a delete at version 1 \(the store has version 2\) succeeded with .*; expected VersionConflict/,
+  },
   'archive-without-deleted-date': {
     test: /^records given back as stored, field by field > employees of every shape/,
     message:

@@ -26,14 +26,20 @@ export interface ProblemBody {
   readonly errors?: readonly { readonly path?: unknown }[];
 }
 
-/** The parsed JSON body, or undefined. */
+/** Bodies parsed, by answer: several checks read each answer's body, which is parsed once. */
+const parsedBodies = new WeakMap<WireResponse, unknown>();
+
+/** The parsed JSON body, or undefined; one object per answer, which its readers never change. */
 export function jsonOf(res: WireResponse): unknown {
+  if (parsedBodies.has(res)) return parsedBodies.get(res);
+  let body: unknown;
   try {
-    const body: unknown = JSON.parse(res.text);
-    return body;
+    body = JSON.parse(res.text);
   } catch {
-    return undefined;
+    body = undefined;
   }
+  parsedBodies.set(res, body);
+  return body;
 }
 
 /** The body as a problem: its fields, when it is a JSON object. */

@@ -4,6 +4,9 @@ import { authProperties } from './auth-properties.js';
 import { concurrentProperties } from './concurrent-properties.js';
 import { type Coverage, CoverageTally, coverageGaps } from './coverage.js';
 import type { Engine } from './engine.js';
+import { EventLedger, type EventsSummary } from './event-ledger.js';
+import type { EventSource } from './event-source.js';
+import { finishEvents } from './events-result.js';
 import { HttpClient } from './http-client.js';
 import { pathProperties } from './path-properties.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -66,6 +69,27 @@ export interface ContractOptions {
    * "Thin evidence"). The groups `only` leaves out may leave rules unchecked. @default false
    */
   readonly minCoverage?: boolean;
+  /**
+   * The deployment's events, to hold to the calls that made them: the recorder of an app in
+   * process (`createEventRecorder`, whose `record` is the app's `onEvent`), the kit's webhook
+   * receiver (`startWebhookReceiver`, the deployment's webhooks pointed at it), or a source of
+   * your own. Without it, events are not checked, and the report says so.
+   * @default none
+   */
+  readonly events?: EventSource;
+  /**
+   * How long the end of the run waits for the events still due, in ms; it ends as soon as all
+   * have come. @default 10000
+   */
+  readonly eventsTimeoutMs?: number;
+  /**
+   * The target is being broken on purpose (processes killed, its database cut off): a call that
+   * gets no answer (a dropped connection, a reset, a timeout), on any call, is indeterminate and
+   * counted apart as availability ({@link Report.availability}); only safety is judged (the rules
+   * on every answer received, linearizability, the events). Without it, a call without an answer
+   * fails the run (`target-available`). @default false
+   */
+  readonly faults?: boolean;
   /** Called as each property finishes (the CLI prints its line). */
   readonly onResult?: (result: PropertyResult) => void;
   /**
@@ -107,7 +131,29 @@ export interface Report {
   readonly coverage: Coverage;
   /** With `minCoverage`: whether the coverage is full, and what it lacks. */
   readonly minCoverage?: { readonly met: boolean; readonly gaps: readonly string[] };
+  /** When the run checked events: what came, counted (its findings are result `events.delivery`). */
+  readonly events?: EventsSummary;
+  /**
+   * Calls of the concurrent group the kit hung up on after sending them, before their answer:
+   * indeterminate, their suffix and events say whether each happened.
+   */
+  readonly hungUp: number;
+  /** With `faults`: how available the target was (never a failure). */
+  readonly availability?: Availability;
 }
+
+/** How available a target under faults was: counted apart, never judged. */
+export interface Availability {
+  /** Calls that got no answer (a dropped connection, a reset, a timeout): indeterminate. */
+  readonly unanswered: number;
+  /** Calls answered 503 (storage unavailable, a request timeout): indeterminate too. */
+  readonly serviceUnavailable: number;
+  /** Runs of the groups that send one call at a time ended by a call without an answer, not judged. */
+  readonly runsNotJudged: number;
+}
+
+/** How long the end of a run waits for the events still due when no timeout is given, in ms. */
+export const DEFAULT_EVENTS_TIMEOUT_MS = 10_000;
 
 /** The engine and its properties, before any request. */
 export interface PreparedContract {
@@ -130,6 +176,15 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
   });
   const knowledge = seedKnowledge(world);
   const operations = stateTableOperations(spec);
+  const coverage = new CoverageTally(world, operations);
+  const events =
+    options.events === undefined
+      ? undefined
+      : new EventLedger(
+          options.events,
+          { spec, coverage },
+          options.eventsTimeoutMs ?? DEFAULT_EVENTS_TIMEOUT_MS,
+        );
   const engine: Engine = {
     spec,
     world,
@@ -141,7 +196,11 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     runStart: cloneKnowledge(knowledge),
     seedCheck: new SeedCheck(),
     secrets: new Map(),
-    coverage: new CoverageTally(world, operations),
+    coverage,
+    events,
+    faults: options.faults ?? false,
+    availability: { unanswered: 0, runsNotJudged: 0, hungUp: 0 },
+    indeterminate: [],
   };
   const only = new Set(options.only ?? GROUPS);
   const all = [
@@ -156,6 +215,7 @@ export async function prepareContract(options: ContractOptions): Promise<Prepare
     engine,
     properties: all.filter((p) => only.has(p.group)).sort((a, b) => order(a) - order(b)),
     close: async () => {
+      events?.close();
       client.close();
       await target.close();
     },
@@ -235,10 +295,17 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
   const { rngSeed, runs, shrinkTimeLimitMs } = settings;
   const prepared = await prepareContract(options);
   let results: PropertyResult[];
+  let events: EventsSummary | undefined;
   try {
     results = await runProperties(prepared, settings, {
       ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
     });
+    if (prepared.engine.events !== undefined) {
+      const finished = await finishEvents(prepared.engine.events);
+      events = finished.summary;
+      results.push(finished.result);
+      options.onResult?.(finished.result);
+    }
   } finally {
     await prepared.close();
   }
@@ -266,6 +333,17 @@ export async function checkApiContract(options: ContractOptions): Promise<Report
     baseUrl: client.baseUrl.href,
     coverage,
     ...(minCoverage === undefined ? {} : { minCoverage }),
+    hungUp: prepared.engine.availability.hungUp,
+    ...(events === undefined ? {} : { events }),
+    ...(options.faults
+      ? {
+          availability: {
+            unanswered: prepared.engine.availability.unanswered,
+            serviceUnavailable: client.statuses.get(503) ?? 0,
+            runsNotJudged: prepared.engine.availability.runsNotJudged,
+          },
+        }
+      : {}),
   };
   if (options.report !== undefined) await writeReports(report, [options.report].flat());
   return report;

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `workforce-kit-contract` command: the kit against any running server. Exit 0 when every
-// property holds (and, with --min-coverage, the run covered the contract), 1 on any violation,
-// on a coverage gap, or when the target cannot be tested; 2 on bad usage; 3 when the target's
-// records are not as the seed says (not freshly seeded: the run stops, no property fails). The
-// arguments are checked before the engine (the spec, its validators, fast-check) is loaded.
+// The `workforce-kit-contract` command: the kit against any running server, and, with
+// --webhooks-listen, its webhooks. Exit 0 when every property holds (and, with --min-coverage,
+// the run covered the contract), 1 on any violation, on a coverage gap, or when the target cannot
+// be tested; 2 on bad usage; 3 when the target's records are not as the seed says (not freshly
+// seeded: the run stops, no property fails). The arguments are checked before the engine (the
+// spec, its validators, fast-check) is loaded.
 import { parseArgs } from 'node:util';
 import type { Report } from './check-api-contract.js';
 import { GROUPS, type PropertyGroup } from './property-groups.js';
@@ -32,7 +33,21 @@ The target must be freshly loaded with the seed file: the kit changes its record
   --only GROUPS             comma-separated: ${GROUPS.join(',')} (default all)
   --rate N                  at most N requests per second (stay within the target's rate limits)
   --report FILE             also write the report: .html (a page to look at, each race's history
-                            drawn as a timeline), .json or .xml (JUnit); may be repeated
+                            drawn as a timeline, its events on it), .json or .xml (JUnit); may be
+                            repeated
+  --webhooks-listen HOST:PORT
+                            receive the target's webhooks there (any path: point its webhook URLs
+                            at http://HOST:PORT/…) and hold each change's event to the call that
+                            made it; without it, events are not checked
+  --webhook-secret SECRET   the target's webhook secret (whsec_…): each delivery is verified, and
+                            one that fails is a failure of rule webhook-signature, never an event
+  --events-timeout S        seconds the end of the run waits for the events still due; it ends
+                            as soon as all have come (default 10)
+  --faults                  the target is being broken on purpose (processes killed, its database
+                            cut off): a call that gets no answer (a dropped connection, a reset,
+                            a timeout) is indeterminate and counted apart as availability; only
+                            safety is judged. Without it, such a call fails the run
+                            (target-available)
   --min-coverage            fail unless the run saw every declared status it can provoke, checked
                             every rule (groups left out by --only may leave rules unchecked), and
                             had no thin evidence: the stateful and concurrent groups each ran every
@@ -77,6 +92,10 @@ try {
       rate: { type: 'string' },
       report: { type: 'string', multiple: true },
       'min-coverage': { type: 'boolean' },
+      faults: { type: 'boolean' },
+      'webhooks-listen': { type: 'string' },
+      'webhook-secret': { type: 'string' },
+      'events-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -131,9 +150,35 @@ const runs = integer('--runs', text('runs'), 1);
 const rngSeed = integer('--rng-seed', text('rng-seed'), -(2 ** 31));
 const rate = integer('--rate', text('rate'), 1);
 const shrinkSeconds = integer('--shrink-time-limit', text('shrink-time-limit'), 0);
+const eventsSeconds = integer('--events-timeout', text('events-timeout'), 0);
+const listen = text('webhooks-listen');
+const webhookSecret = text('webhook-secret');
+const address = listen === undefined ? undefined : /^(.+):(\d+)$/.exec(listen);
+if (listen !== undefined && (address == null || Number(address[2]) > 65535)) {
+  usage('--webhooks-listen must be HOST:PORT, such as 127.0.0.1:4000');
+}
+if (listen === undefined && (webhookSecret !== undefined || eventsSeconds !== undefined)) {
+  usage('--webhook-secret and --events-timeout go with --webhooks-listen');
+}
+if (webhookSecret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(webhookSecret)) {
+  usage('--webhook-secret must be a Standard Webhooks secret: whsec_ and the base64 of its key');
+}
 
 const { checkApiContract } = await import('./check-api-contract.js');
 const { TargetNotSeeded } = await import('./seed-check.js');
+const { startWebhookReceiver } = await import('./webhook-receiver.js');
+let events: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
+if (address != null) {
+  try {
+    events = await startWebhookReceiver({
+      host: (address[1] as string).replace(/^\[(.*)\]$/, '$1'),
+      port: Number(address[2]),
+      ...(webhookSecret === undefined ? {} : { secret: webhookSecret }),
+    });
+  } catch (error) {
+    usage(`--webhooks-listen ${listen}: ${(error as Error).message}`);
+  }
+}
 let report: Report;
 try {
   report = await checkApiContract({
@@ -146,6 +191,9 @@ try {
     ...(shrinkSeconds === undefined ? {} : { shrinkTimeLimitMs: shrinkSeconds * 1000 }),
     ...(only === undefined ? {} : { only: only as PropertyGroup[] }),
     minCoverage: values['min-coverage'] === true,
+    faults: values.faults === true,
+    ...(events === undefined ? {} : { events }),
+    ...(eventsSeconds === undefined ? {} : { eventsTimeoutMs: eventsSeconds * 1000 }),
     report: reportFiles,
     onResult: (result) => process.stdout.write(`${formatResultLine(result)}\n`),
   });
@@ -159,6 +207,8 @@ try {
   // A seed that cannot be read or parsed: the command was given something unusable.
   process.stderr.write(`workforce-kit-contract: ${(error as Error).message}\n`);
   process.exit(2);
+} finally {
+  await events?.close();
 }
 process.stdout.write(`${formatReport(report, { lines: false })}\n`);
 process.exit(report.ok ? 0 : 1);

@@ -8,9 +8,17 @@ import {
   type Blocked,
   checkLinearizable,
   DEFAULT_MAX_STEPS,
+  type Linearizability,
   type SequentialModel,
   type TimedCall,
 } from './linearizability.js';
+import {
+  type EventedCall,
+  type EventedState,
+  type EventReading,
+  recordEventsModel,
+  withoutEvents,
+} from './record-events-model.js';
 import {
   ANY_RECORD_STATES,
   type ChangeAnswer,
@@ -52,6 +60,11 @@ export interface HistoryCall {
   readonly noAnswer: string | undefined;
   /** The earliest its change can have happened, by the target's clock (ms since the epoch). */
   readonly earliest: number;
+  /**
+   * Its first event, when the kit checks events and one came: its rank among the events of its
+   * record in the case, by arrival, and when it arrived (ms from the case's start).
+   */
+  readonly event?: { readonly rank: number; readonly at: number };
 }
 
 /**
@@ -60,9 +73,21 @@ export interface HistoryCall {
  * deletes that answered different deletedDates.
  */
 export interface NamedRace {
-  readonly kind: 'change-lost' | 'unarchived-twice' | 'deleted-dates-differ';
-  /** The two calls, in the history's order (for `change-lost`: the change, then the call after it). */
-  readonly calls: readonly [number, number];
+  readonly kind:
+    | 'change-lost'
+    | 'unarchived-twice'
+    | 'deleted-dates-differ'
+    | 'changed-twice'
+    | 'event-for-no-op'
+    | 'event-lost'
+    | 'events-out-of-order';
+  /**
+   * The calls, in the history's order: two for the races between calls (for `change-lost`: the
+   * change, then the call after it; for `events-out-of-order`: the change that comes first, then
+   * the one whose event came first); the call for an event for a no-op; the changes without their
+   * events for a lost event.
+   */
+  readonly calls: readonly number[];
 }
 
 /** The outcome of {@link checkHistory}. */
@@ -76,6 +101,11 @@ export type HistoryVerdict =
       readonly finalStates: ReadonlyMap<string, readonly RecordModelState[]>;
       /** The calls with an answer that changed their record in the order found, as indices. */
       readonly changed: readonly number[];
+      /**
+       * Every call that changed its record in the order found (one without an answer included),
+       * as indices, each record's in that order.
+       */
+      readonly changes: readonly number[];
       readonly steps: number;
     }
   | NotLinearizable
@@ -182,30 +212,114 @@ function pairsWith(blocked: readonly number[], indices: readonly number[]): [num
   return pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
 }
 
+/** The calls of an order that changed the record: all of them, and those with an answer. */
+interface OrderChanges {
+  readonly all: readonly number[];
+  readonly answered: readonly number[];
+}
+
 /**
- * The calls of `order` with an answer that changed the record (archived it or not), replayed
- * from the first of `initialStates` the model accepts it from.
+ * The calls of `order` that changed the record (archived it or not), replayed from the first of
+ * `initialStates` the model accepts it from.
  */
-function changesIn(
-  model: SequentialModel<RecordModelState, RecordCall>,
-  initialStates: readonly RecordModelState[],
-  history: readonly TimedCall<RecordCall>[],
+function changesIn<S, C>(
+  model: SequentialModel<S, C>,
+  deletedIn: (state: S) => boolean,
+  initialStates: readonly S[],
+  history: readonly TimedCall<C>[],
   order: readonly number[],
-): number[] {
+): OrderChanges {
   for (const initial of initialStates) {
-    const changed: number[] = [];
+    const all: number[] = [];
     let state = initial;
     const fits = order.every((index) => {
-      const { call, completedAt } = history[index] as TimedCall<RecordCall>;
+      const { call, completedAt } = history[index] as TimedCall<C>;
       const step = model.step(state, call, completedAt !== undefined);
       if (!step.ok) return false;
-      if (completedAt !== undefined && step.next.deleted !== state.deleted) changed.push(index);
+      if (deletedIn(step.next) !== deletedIn(state)) all.push(index);
       state = step.next;
       return true;
     });
-    if (fits) return changed;
+    if (fits) {
+      const answered = all.filter((i) => (history[i] as TimedCall<C>).completedAt !== undefined);
+      return { all, answered };
+    }
   }
-  return [];
+  return { all: [], answered: [] };
+}
+
+/** One record's search, its states those of the plain model whatever the reading. */
+interface RecordSearch {
+  readonly verdict: Linearizability<RecordModelState>;
+  /** With an order found: the calls that changed the record in it. */
+  readonly changes: OrderChanges;
+}
+
+const NO_CHANGES: OrderChanges = { all: [], answered: [] };
+
+/**
+ * Searches one record's calls: with the plain model, or, with `reading`, with the record's
+ * events as observations (a call with an event completes by the event's arrival at the latest).
+ */
+function searchRecord(
+  kind: 'employee' | 'shift',
+  initialStates: readonly RecordModelState[],
+  calls: readonly HistoryCall[],
+  options: { readonly maxSteps: number; readonly finalStates: boolean },
+  reading: EventReading | undefined,
+): RecordSearch {
+  const recordCallOf = (call: HistoryCall): RecordCall => ({
+    kind: call.kind,
+    answer: call.determinate ? call.answer : undefined,
+    earliest: call.earliest,
+  });
+  if (reading === undefined) {
+    const model = recordModel(kind);
+    const history = calls.map((call) => ({
+      call: recordCallOf(call),
+      invokedAt: call.invokedAt,
+      completedAt: call.determinate ? call.completedAt : undefined,
+    }));
+    const verdict = checkLinearizable(model, initialStates, history, options);
+    const changes =
+      verdict.kind === 'linearizable'
+        ? changesIn(model, (s) => s.deleted, initialStates, history, verdict.order)
+        : NO_CHANGES;
+    return { verdict, changes };
+  }
+  const model = recordEventsModel(kind, reading);
+  const history: TimedCall<EventedCall>[] = calls.map((call) => {
+    const answered = call.determinate ? call.completedAt : undefined;
+    const { event } = call;
+    return {
+      call: { ...recordCallOf(call), eventRank: event?.rank },
+      invokedAt: call.invokedAt,
+      completedAt:
+        event === undefined
+          ? answered
+          : Math.max(call.invokedAt, Math.min(answered ?? Number.POSITIVE_INFINITY, event.at)),
+    };
+  });
+  const starts = withoutEvents(initialStates);
+  const evented = checkLinearizable(model, starts, history, options);
+  const plain = (s: EventedState) => s.record;
+  switch (evented.kind) {
+    case 'linearizable': {
+      const keys = new Set<string>();
+      const finalStates = evented.finalStates.map(plain).filter((s) => {
+        const key = recordModel(kind).key(s);
+        if (keys.has(key)) return false;
+        keys.add(key);
+        return true;
+      });
+      const changes = changesIn(model, (s) => s.record.deleted, starts, history, evented.order);
+      return { verdict: { ...evented, finalStates }, changes };
+    }
+    case 'not-linearizable':
+      return { verdict: { ...evented, state: evented.state.record }, changes: NO_CHANGES };
+    default:
+      return { verdict: evented, changes: NO_CHANGES };
+  }
 }
 
 /** The calls of each record, by GUID: indices in the history, in its order. */
@@ -233,38 +347,39 @@ function callsByRecord(calls: readonly HistoryCall[]): Map<string, number[]> {
 export function checkHistory(
   calls: readonly HistoryCall[],
   start: (record: RaceRecord) => readonly RecordModelState[],
-  { maxSteps = DEFAULT_MAX_STEPS, finalStates = false } = {},
+  {
+    maxSteps = DEFAULT_MAX_STEPS,
+    finalStates = false,
+    events,
+  }: {
+    readonly maxSteps?: number;
+    readonly finalStates?: boolean;
+    /** Read the calls' events as observations, so (record-events-model.ts); by default, not. */
+    readonly events?: EventReading;
+  } = {},
 ): HistoryVerdict {
   const finals = new Map<string, readonly RecordModelState[]>();
   const changed: number[] = [];
+  const changes: number[] = [];
   let steps = 0;
   for (const indices of callsByRecord(calls).values()) {
     const record = (calls[indices[0] as number] as HistoryCall).record;
-    const history = indices.map((i) => {
-      const call = calls[i] as HistoryCall;
-      return {
-        call: {
-          kind: call.kind,
-          answer: call.determinate ? call.answer : undefined,
-          earliest: call.earliest,
-        },
-        invokedAt: call.invokedAt,
-        completedAt: call.determinate ? call.completedAt : undefined,
-      };
-    });
-    const model = recordModel(record.kind);
     const initialStates = start(record);
-    const verdict = checkLinearizable(model, initialStates, history, {
-      maxSteps: maxSteps - steps,
-      finalStates,
-    });
+    const search = searchRecord(
+      record.kind,
+      initialStates,
+      indices.map((i) => calls[i] as HistoryCall),
+      { maxSteps: maxSteps - steps, finalStates },
+      events,
+    );
+    const { verdict } = search;
     steps += verdict.steps;
     if (verdict.kind === 'undecided') return { kind: 'undecided', record, steps };
     if (verdict.kind === 'linearizable') {
       const complete = verdict.finalStatesComplete || !finalStates;
       finals.set(record.guid, complete ? verdict.finalStates : ANY_RECORD_STATES);
-      const local = changesIn(model, initialStates, history, verdict.order);
-      changed.push(...local.map((i) => indices[i] as number));
+      changed.push(...search.changes.answered.map((i) => indices[i] as number));
+      changes.push(...search.changes.all.map((i) => indices[i] as number));
       continue;
     }
     const global = (local: number) => indices[local] as number;
@@ -290,6 +405,7 @@ export function checkHistory(
     kind: 'linearizable',
     finalStates: finals,
     changed: changed.sort((a, b) => a - b),
+    changes,
     steps,
   };
 }

@@ -10,6 +10,8 @@
 // the last one may have left each record in.
 import fc from 'fast-check';
 import type { Answer } from './answer-checks.js';
+import { enterCall } from './call-events.js';
+import { type CaseEvents, checkCaseEvents, settleFailedCase } from './case-events.js';
 import type { ChangeRole } from './change-evidence.js';
 import { CLOCK_SKEW_MS, changeTimeOf } from './change-time.js';
 import {
@@ -19,6 +21,7 @@ import {
   type RaceRecord,
 } from './concurrent-history.js';
 import { type Engine, sendOn } from './engine.js';
+import type { LedgerCall } from './event-ledger.js';
 import { bodyOf, checkRecordBody } from './expected-answer-checks.js';
 import {
   type Connection,
@@ -28,8 +31,15 @@ import {
 } from './http-client.js';
 import { fullGrant } from './model-calls.js';
 import type { PropertyDefinition, Trial } from './property-runner.js';
-import { formatRaceTimeline, laneName, RaceViolation, raceReport } from './race-report.js';
 import {
+  formatRaceTimeline,
+  laneName,
+  type RaceEventReport,
+  RaceViolation,
+  raceReport,
+} from './race-report.js';
+import {
+  ANY_RECORD_STATES,
   type ChangeKind,
   changeAnswerOf,
   type DateSlot,
@@ -44,11 +54,25 @@ import { cloneKnowledge, DATE_FIELDS, type RecordState, type WorldRecord } from 
 /** How often a case is sent once a property has failed (shrinking, replay): a race may not recur. */
 const ATTEMPTS_AFTER_FAILURE = 3;
 
-/** A call of a case before it is resolved: which of the case's records, and how (0 to 2). */
+/**
+ * A call of a case before it is resolved: which of the case's records, and how (0 to 2); on a
+ * branch, whether the kit hangs up on it (an index of {@link HANG_UP_AFTER_MS}).
+ */
 interface CaseCall {
   readonly record: number;
   readonly how: number;
+  readonly hangUp?: number;
 }
+
+/**
+ * How long after sending a branch's call the kit hangs up, by the call's `hangUp`: on one call in
+ * ten, at once or 2 ms later; never on the others (0, where shrinking goes).
+ */
+const HANG_UP_AFTER_MS: readonly (number | undefined)[] = [
+  ...Array<undefined>(8).fill(undefined),
+  0,
+  2,
+];
 
 /** A case as generated: records of the world, the prefix, the branches, how the suffix shows each record. */
 interface RaceCase {
@@ -105,6 +129,8 @@ interface Planned {
   readonly record: WorldRecord;
   readonly kind: ChangeKind;
   readonly byExternalId: boolean;
+  /** The kit hangs up this long after sending it, before the answer: indeterminate. */
+  readonly hangUpAfterMs?: number;
 }
 
 /** Where a call is sent, and what: its phase and lane, the call, its request. */
@@ -120,6 +146,8 @@ interface Sent extends Where {
   readonly planned: Planned;
   readonly answer: Answer | undefined;
   readonly error: TargetUnavailable | undefined;
+  /** The call as the run's events hold it, when the kit checks events. */
+  readonly events: LedgerCall | undefined;
   /** The kit's clock when it was sent (ms since the epoch). */
   readonly sentAt: number;
   readonly invokedAt: number;
@@ -151,8 +179,11 @@ interface Plan {
 
 function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
   const records = raceCase.records.map((i) => pool[i % pool.length] as WorldRecord);
-  const resolved = (c: CaseCall) =>
-    resolve(records[c.record % records.length] as WorldRecord, c.how);
+  const resolved = (c: CaseCall): Planned => {
+    const planned = resolve(records[c.record % records.length] as WorldRecord, c.how);
+    const hangUpAfterMs = c.hangUp === undefined ? undefined : HANG_UP_AFTER_MS[c.hangUp];
+    return hangUpAfterMs === undefined ? planned : { ...planned, hangUpAfterMs };
+  };
   return {
     prefix: raceCase.prefix.map(resolved),
     branches: raceCase.branches.map((branch) => branch.map(resolved)),
@@ -166,7 +197,12 @@ function planOf(pool: readonly WorldRecord[], raceCase: RaceCase): Plan {
  */
 function describeCase(engine: Engine, plan: Plan): string {
   const list = (calls: readonly Planned[]) =>
-    calls.map((p) => callLine(engine, callOfPlanned(engine, p))).join(', ') || 'nothing';
+    calls
+      .map(
+        (p) =>
+          `${callLine(engine, callOfPlanned(engine, p))}${p.hangUpAfterMs === undefined ? '' : ` (hung up after ${p.hangUpAfterMs} ms)`}`,
+      )
+      .join(', ') || 'nothing';
   return [
     `prefix: ${list(plan.prefix)}`,
     ...plan.branches.map((calls, i) => `${laneName(i + 1)}: ${list(calls)}`),
@@ -185,7 +221,8 @@ const callOfPlanned = (engine: Engine, p: Planned): Call => ({
 
 /**
  * Sends one call on `via` and times it. A branch's call that gets no answer (a dropped connection,
- * a timeout) is indeterminate; on the main connection, it ends the run (`target-available`).
+ * a timeout) is indeterminate; on the main connection (the prefix, the suffix), it ends the run
+ * (`target-available`), but under `faults`, where it is indeterminate too.
  */
 async function timed(
   engine: Engine,
@@ -195,19 +232,41 @@ async function timed(
   t0: number,
 ): Promise<Sent> {
   const sentAt = Date.now();
-  const invokedAt = performance.now() - t0;
+  const started = performance.now();
+  const invokedAt = started - t0;
   const op = engine.operations[where.call.role];
+  // The case says what its calls' events must be once it is checked (case-events.ts).
+  const enter = (answer: Answer | undefined, answeredAt: number | undefined) =>
+    enterCall(
+      engine,
+      where.request,
+      answer?.response,
+      [op],
+      { sentAt: started, answeredAt },
+      { pending: true, record: planned.record },
+    );
   try {
-    const answer = await sendOn(engine, via, where.request, op);
-    const completedAt = performance.now() - t0;
-    return { ...where, planned, answer, error: undefined, sentAt, invokedAt, completedAt };
+    const answer = await sendOn(engine, via, where.request, [op], {
+      enter: false,
+      ...(planned.hangUpAfterMs === undefined ? {} : { hangUpAfterMs: planned.hangUpAfterMs }),
+    });
+    const answeredAt = performance.now();
+    const events = enter(answer, answeredAt);
+    const completedAt = answeredAt - t0;
+    return { ...where, planned, answer, error: undefined, events, sentAt, invokedAt, completedAt };
   } catch (error) {
-    if (!(error instanceof TargetUnavailable) || where.phase !== 'branch') throw error;
+    if (!(error instanceof TargetUnavailable)) throw error;
+    if (where.phase !== 'branch' && !engine.faults) {
+      // The case ends here, unchecked: the call's events are zero or one, as any unanswered call's.
+      enterCall(engine, where.request, undefined, [op], { sentAt: started, answeredAt: undefined });
+      throw error;
+    }
     return {
       ...where,
       planned,
       answer: undefined,
       error,
+      events: enter(undefined, undefined),
       sentAt,
       invokedAt,
       completedAt: undefined,
@@ -369,9 +428,8 @@ async function releaseBranches(
   return done.flat();
 }
 
-/** Sends a case: the prefix in order, the branches at once, then the suffix; in the order sent. */
-async function sendCase(engine: Engine, plan: Plan): Promise<Sent[]> {
-  const t0 = performance.now();
+/** Sends a case, from `t0`: the prefix in order, the branches at once, then the suffix; in the order sent. */
+async function sendCase(engine: Engine, plan: Plan, t0: number): Promise<Sent[]> {
   const sent: Sent[] = [];
   for (const planned of plan.prefix) {
     const { where } = await prepare(engine, planned, 'prefix', 0);
@@ -415,15 +473,22 @@ const endOf = (call: HistoryCall) =>
 /**
  * Counts each branch call as reaching its record, and each of `changed` (the calls that changed
  * their record in the order found) that is a branch call and overlapped another call of its
- * record as a raced change.
+ * record as a raced change, when the case started from a record archived (deleted) or surely not:
+ * from any state, the order found says nothing sure of what changed.
  */
-function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: readonly number[]) {
+function countRaces(
+  engine: Engine,
+  calls: readonly HistoryCall[],
+  changed: readonly number[],
+  start: (record: RaceRecord) => readonly RecordModelState[],
+) {
   for (const call of calls) {
     if (call.phase === 'branch') engine.coverage.reachedRecord(roleOf(call.kind), false);
   }
+  const known = (record: RaceRecord) => new Set(start(record).map((s) => s.deleted)).size === 1;
   for (const i of changed) {
     const call = calls[i] as HistoryCall;
-    if (call.phase !== 'branch') continue;
+    if (call.phase !== 'branch' || !known(call.record)) continue;
     const raced = calls.some(
       (other, j) =>
         j !== i &&
@@ -435,41 +500,111 @@ function countRaces(engine: Engine, calls: readonly HistoryCall[], changed: read
   }
 }
 
-/** Sends a case, checks it; throws a Violation, or returns whether the history was undecided. */
+/**
+ * The states each record may be in when the case starts, taken once per record (a late event's
+ * check of the case needs them after the next case has moved on).
+ */
+function startsOfCase(starts: RecordStarts): (record: RaceRecord) => readonly RecordModelState[] {
+  const taken = new Map<string, readonly RecordModelState[]>();
+  return (record) => {
+    let states = taken.get(record.guid);
+    if (states === undefined) {
+      states = starts.of(record.guid);
+      taken.set(record.guid, states);
+    }
+    return states;
+  };
+}
+
+/**
+ * Sends a case, checks its answers and, when the kit checks events, its events; throws a
+ * Violation, or returns whether the history was undecided.
+ */
 async function runCase(
   engine: Engine,
   starts: RecordStarts,
   plan: Plan,
 ): Promise<'decided' | 'undecided'> {
-  const sent = await sendCase(engine, plan);
+  const t0 = performance.now();
+  const sent = await sendCase(engine, plan, t0);
+  const start = startsOfCase(starts);
   let decided = false;
+  let events: CaseEvents | undefined;
   try {
     const calls = historyOf(engine, sent);
+    const requests = sent.map((s) => s.request);
+    const finalStates = engine.fresh === undefined;
+    if (engine.events !== undefined) {
+      const entries = sent.map((s) => s.events as LedgerCall);
+      events = { calls, entries, requests, start, finalStates, t0 };
+    }
     engine.coverage.checked('linearizable');
-    const verdict = checkHistory(calls, (record) => starts.of(record.guid), {
-      finalStates: engine.fresh === undefined,
-    });
-    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : []);
+    const verdict = checkHistory(calls, start, { finalStates });
+    countRaces(engine, calls, verdict.kind === 'linearizable' ? verdict.changed : [], start);
     if (verdict.kind === 'undecided') return 'undecided';
     if (verdict.kind === 'not-linearizable') {
-      const requests = sent.map((s) => s.request);
-      const report = raceReport(calls, requests, verdict);
+      const report = raceReport(calls, requests, verdict, events && deliveredEvents(events));
       throw new RaceViolation(
         [`${report.summary}.`, report.detail, ...formatRaceTimeline(report)].join('\n'),
         report,
       );
     }
-    starts.settle(verdict.finalStates);
+    const checked =
+      engine.events === undefined || events === undefined
+        ? verdict
+        : await checkCaseEvents(engine.events, engine.coverage, events, verdict);
+    if (checked.kind === 'undecided') return 'undecided';
+    if (checked.kind === 'not-linearizable') throw new Error('a history that fit no longer fits');
+    starts.settle(unsettled(sent, checked.finalStates));
     decided = true;
     return 'decided';
   } finally {
-    if (!decided) starts.readSuffix(sent);
+    if (!decided) {
+      starts.readSuffix(sent);
+      if (engine.events !== undefined && events !== undefined) {
+        settleFailedCase(engine.events, events);
+      }
+    }
   }
 }
+
+/**
+ * The states the records of a case with a call left without an answer (the target's drop, or the
+ * kit's own hang-up), or answered 503, may be in when the next case starts: any. The target may
+ * finish such a call after the case ended, after the suffix looked: a process that lost its
+ * client finishes the request, and one killed mid-call, or that gave up waiting for its database,
+ * leaves its statement to the database, which may commit it later.
+ */
+function unsettled(
+  sent: readonly Sent[],
+  finalStates: ReadonlyMap<string, readonly RecordModelState[]>,
+): ReadonlyMap<string, readonly RecordModelState[]> {
+  const open = sent.filter((s) => s.answer === undefined || s.answer.status === 503);
+  if (open.length === 0) return finalStates;
+  const states = new Map(finalStates);
+  for (const s of open) states.set(s.planned.record.guid, ANY_RECORD_STATES);
+  return states;
+}
+
+/** Each call's events as they came, for the report of a case whose answers fit no order. */
+const deliveredEvents =
+  (events: CaseEvents) =>
+  (index: number): RaceEventReport[] =>
+    (events.entries[index]?.events ?? []).map((arrival) => ({
+      type: arrival.event.type,
+      id: arrival.event.id,
+      arrivedMs: Math.round((arrival.at - events.t0) * 100) / 100,
+      mark: 'delivered',
+    }));
 
 /** The cases over the records of `pool`, each printed (in a counterexample) as its HTTP calls. */
 function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Plan> {
   const callArb = fc.record({ record: fc.nat({ max: 1 }), how: fc.nat({ max: 2 }) });
+  const branchCallArb = fc.record({
+    record: fc.nat({ max: 1 }),
+    how: fc.nat({ max: 2 }),
+    hangUp: fc.nat({ max: HANG_UP_AFTER_MS.length - 1 }),
+  });
   return new RaceCaseArbitrary(
     fc.record({
       records: fc.uniqueArray(fc.nat({ max: Math.max(0, pool.length - 1) }), {
@@ -477,7 +612,7 @@ function planArb(engine: Engine, pool: readonly WorldRecord[]): fc.Arbitrary<Pla
         maxLength: 2,
       }),
       prefix: fc.array(callArb, { maxLength: 2 }),
-      branches: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), {
+      branches: fc.array(fc.array(branchCallArb, { minLength: 1, maxLength: 3 }), {
         minLength: 2,
         maxLength: 4,
       }),

@@ -11,7 +11,7 @@ import {
   thinEvidence,
 } from './change-evidence.js';
 import type { PropertyGroup } from './property-groups.js';
-import { RULE_NAMES, type RuleName } from './rules.js';
+import { EVENT_RULES, FAULT_ONLY_RULES, RULE_NAMES, type RuleName } from './rules.js';
 import type { Spec, SpecOperation } from './spec-reader.js';
 import type { Role } from './state-table-operations.js';
 import type { World } from './world.js';
@@ -43,8 +43,12 @@ export interface Coverage {
    * status the run got (0: declared, not seen).
    */
   readonly operations: Readonly<Record<string, Readonly<Record<string, number>>>>;
-  /** By rule: the answers (or, for `unchanged-by-refusal`, the records read back) held to it. */
-  readonly rules: Readonly<Record<RuleName, number>>;
+  /**
+   * By rule: the answers (or, for `unchanged-by-refusal`, the records read back; for the rules of
+   * events, the events or the calls) held to it. The rules of events are there when the run
+   * checked events, those its source's events can be held to.
+   */
+  readonly rules: Readonly<Partial<Record<RuleName, number>>>;
   /** The declared statuses not seen, in the spec's order. */
   readonly unseen: readonly UnseenStatus[];
   /**
@@ -67,6 +71,8 @@ export class CoverageTally {
     Map<ChangeRole, { reached: number; changed: number }>
   >();
   private property: string | undefined;
+  /** The rules of events this run checks: none unless it was given events. */
+  private eventRules: ReadonlySet<RuleName> = new Set();
 
   /**
    * @param world - the seed's records, which the changes are weighed against
@@ -76,6 +82,11 @@ export class CoverageTally {
     private readonly world: World,
     private readonly operations: Readonly<Record<Role, SpecOperation>>,
   ) {}
+
+  /** The run checks events: the rules of events its source's events can be held to count. */
+  checksEvents(rules: readonly RuleName[]): void {
+    this.eventRules = new Set(rules);
+  }
 
   /** Counts what follows for the property `name` of `group`, which makes `runs` runs. */
   startProperty(name: string, group: PropertyGroup, runs: number): void {
@@ -126,9 +137,9 @@ export class CoverageTally {
     counts.set(String(status), (counts.get(String(status)) ?? 0) + 1);
   }
 
-  /** Counts a check of `rule`, kept or broken. */
-  checked(rule: RuleName): void {
-    this.rules.set(rule, (this.rules.get(rule) ?? 0) + 1);
+  /** Counts `times` checks of `rule` (one by default), kept or broken. */
+  checked(rule: RuleName, times = 1): void {
+    this.rules.set(rule, (this.rules.get(rule) ?? 0) + times);
   }
 
   /** The coverage so far, against what `spec` declares. */
@@ -145,7 +156,13 @@ export class CoverageTally {
         unseen.push({ operationId: op.id, status, ...(reason === undefined ? {} : { reason }) });
       }
     }
-    const rules = Object.fromEntries(RULE_NAMES.map((rule) => [rule, this.rules.get(rule) ?? 0]));
+    const events = new Set<RuleName>(EVENT_RULES);
+    const rules = Object.fromEntries(
+      RULE_NAMES.filter((rule) => !events.has(rule) || this.eventRules.has(rule)).map((rule) => [
+        rule,
+        this.rules.get(rule) ?? 0,
+      ]),
+    );
     const operationIdOf = (role: ChangeRole) => this.operations[role].id;
     const changes = Object.fromEntries(
       [...this.changes].map(([property, byRole]) => [
@@ -163,7 +180,7 @@ export class CoverageTally {
       this.changes.get(property)?.get(role) ?? none;
     return {
       operations,
-      rules: rules as Record<RuleName, number>,
+      rules,
       unseen,
       changes,
       thinEvidence: thinEvidence(this.ran, count, this.world, operationIdOf),
@@ -182,7 +199,7 @@ export function coverageGaps(coverage: Coverage): string[] {
       .filter((u) => u.reason === undefined)
       .map((u) => `${u.operationId} never answered ${u.status}`),
     ...Object.entries(coverage.rules)
-      .filter(([, count]) => count === 0)
+      .filter(([rule, count]) => count === 0 && !FAULT_ONLY_RULES.has(rule as RuleName))
       .map(([rule]) => `rule ${rule} never checked`),
     ...coverage.thinEvidence.map((thin) => thin.message),
   ];

@@ -8,13 +8,16 @@ import type { PropertyResult } from './property-runner.js';
 import {
   barLabel,
   callWhat,
+  eventMarks,
+  eventMarkText,
+  eventsText,
   laneNames,
   outcomeText,
   type RaceCallReport,
   type RaceReport,
   requestLine,
 } from './race-report.js';
-import { countsOf, seconds } from './report-format.js';
+import { countsOf, formatAvailability, formatEvents, seconds } from './report-format.js';
 
 const html = (text: string) =>
   text
@@ -39,6 +42,7 @@ svg .lane-label { font-size: 12px; fill: #1d2430; } svg .tick { font-size: 10px;
 svg .call rect { fill: #cfe0fb; stroke: #4a78c2; } svg .call.indeterminate rect { fill: #fdf0c4; stroke: #a27c00; stroke-dasharray: 4 3; }
 svg .call.marked rect { fill: #fbd3ce; stroke: #b42318; stroke-width: 2; } svg .call text { font-size: 11px; fill: #1d2430; pointer-events: none; }
 svg .call { cursor: pointer; } svg .call.selected rect { stroke-width: 3; }
+svg .event path { fill: #17663a; stroke: #fff; stroke-width: 1; } svg .event.wrong path { fill: #b42318; }
 tr.call.marked td:first-child { color: #b42318; font-weight: 600; } tr.call.selected { background: #eef4ff; }
 .legend span { display: inline-block; margin-right: 1rem; } .swatch { display: inline-block; width: 14px; height: 10px; margin-right: .3rem; border: 1px solid; vertical-align: middle; }
 `;
@@ -60,7 +64,11 @@ document.querySelectorAll('[data-race]').forEach(function (race) {
 /** The history of a race as an SVG timeline: a lane per connection, a bar per call. */
 function timeline(race: RaceReport): string {
   const lanes = laneNames(race);
-  const end = Math.max(...race.calls.map((c) => c.answeredMs ?? c.sentMs)) * 1.08 || 1;
+  const times = race.calls.flatMap((c) => [
+    c.answeredMs ?? c.sentMs,
+    ...eventMarks(c).map((mark) => mark.at),
+  ]);
+  const end = Math.max(...times) * 1.08 || 1;
   const left = 140;
   const width = 960;
   const laneHeight = 38;
@@ -86,6 +94,10 @@ function timeline(race: RaceReport): string {
     const to = x(call.answeredMs ?? end);
     parts.push(callBar(call, top + call.lane * laneHeight + 7, from, Math.max(2, to - from)));
   }
+  // The events after the bars, so that a bar never hides one.
+  for (const call of race.calls) {
+    parts.push(...eventMarksSvg(call, top + call.lane * laneHeight + 4, x));
+  }
   return `<svg class="timeline" viewBox="0 0 ${width} ${height}" role="img" aria-label="the failing history: a lane per connection, a bar per call">${parts.join('')}</svg>`;
 }
 
@@ -99,16 +111,28 @@ function callBar(call: RaceCallReport, y: number, from: number, width: number): 
   return `<g class="${classes}" data-number="${call.number}" data-lane="${call.lane}"><title>${html(title)}</title><rect x="${from}" y="${y}" width="${width}" height="24" rx="3"/><text x="${from + 4}" y="${y + 16}">${html(barLabel(call))}</text></g>`;
 }
 
+/**
+ * A call's events on its lane: a diamond where each arrived (a lost one where its call was
+ * answered), red when it is wrong, with its words as its title.
+ */
+function eventMarksSvg(call: RaceCallReport, y: number, x: (ms: number) => number): string[] {
+  return eventMarks(call).map((mark) => {
+    const at = x(mark.at);
+    const title = `${eventMarkText(call, mark)}${mark.event.id === undefined ? '' : `\n${mark.event.id}`}${mark.event.arrivedMs === undefined ? '' : `\narrived ${mark.event.arrivedMs} ms`}`;
+    return `<g class="event${mark.wrong ? ' wrong' : ''}" data-number="${call.number}" data-mark="${mark.event.mark}"><title>${html(title)}</title><path d="M ${at} ${y} l 6 6 l -6 6 l -6 -6 z"/></g>`;
+  });
+}
+
 function raceSection(race: RaceReport): string {
   const lanes = laneNames(race);
   const rows = race.calls.map(
     (call) =>
-      `<tr class="call${call.marked ? ' marked' : ''}" data-number="${call.number}"><td>${call.marked ? '✘ ' : ''}#${call.number}</td><td>${html(lanes[call.lane] ?? '')}</td><td>${html(callWhat(call))}</td><td><code>${html(requestLine(call))}</code></td><td class="num">${call.sentMs}</td><td class="num">${call.answeredMs ?? '–'}</td><td>${html(outcomeText(call))}${call.determinate ? '' : ' <span class="muted">(indeterminate)</span>'}</td></tr>`,
+      `<tr class="call${call.marked ? ' marked' : ''}" data-number="${call.number}"><td>${call.marked ? '✘ ' : ''}#${call.number}</td><td>${html(lanes[call.lane] ?? '')}</td><td>${html(callWhat(call))}</td><td><code>${html(requestLine(call))}</code></td><td class="num">${call.sentMs}</td><td class="num">${call.answeredMs ?? '–'}</td><td>${html(outcomeText(call))}${call.determinate ? '' : ' <span class="muted">(indeterminate)</span>'}${html(eventsText(call))}</td></tr>`,
   );
   return `<div class="race" data-race>
 <p class="explanation" id="explanation">${html(race.summary)}.</p>
 <p>${html(race.detail)}</p>
-<div class="legend"><span><i class="swatch" style="background:#cfe0fb;border-color:#4a78c2"></i>a call, from sent to answered</span><span><i class="swatch" style="background:#fbd3ce;border-color:#b42318"></i>cannot be ordered (✘)</span><span><i class="swatch" style="background:#fdf0c4;border-color:#a27c00"></i>indeterminate answer</span></div>
+<div class="legend"><span><i class="swatch" style="background:#cfe0fb;border-color:#4a78c2"></i>a call, from sent to answered</span><span><i class="swatch" style="background:#fbd3ce;border-color:#b42318"></i>cannot be ordered (✘)</span><span><i class="swatch" style="background:#fdf0c4;border-color:#a27c00"></i>indeterminate answer</span>${race.calls.some((c) => c.events !== undefined) ? '<span><i class="swatch" style="background:#17663a;border-color:#17663a"></i>an event, where it arrived</span><span><i class="swatch" style="background:#b42318;border-color:#b42318"></i>an event lost, unexpected or out of order</span>' : ''}</div>
 ${timeline(race)}
 <table class="calls"><thead><tr><th>call</th><th>connection</th><th>what</th><th>request</th><th>sent (ms)</th><th>answered (ms)</th><th>answer</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 </div>`;
@@ -200,6 +224,12 @@ export function toHtmlReport(report: Report): string {
 <h1>Contract report</h1>
 <p class="totals ${verdict}" id="totals">${counts}${report.minCoverage?.met === false ? ', minimum coverage not met' : ''}</p>
 <p class="muted">${html(report.baseUrl)} · ${report.requests} requests in ${seconds(report.durationMs)} · rng seed ${report.rngSeed} · ${report.runs} runs per property</p>
+<p class="events" id="events">${html(formatEvents(report))}</p>${
+    report.availability === undefined
+      ? ''
+      : `
+<p class="availability" id="availability">${html(formatAvailability(report) ?? '')}</p>`
+  }
 <h2>Properties</h2>
 <table class="properties"><thead><tr><th>status</th><th>property</th><th>runs</th><th>requests</th><th>time</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${failures.length === 0 ? '' : `<h2>Failures</h2>\n${failures.map(failureSection).join('\n')}`}

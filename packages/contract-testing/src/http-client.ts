@@ -42,6 +42,9 @@ export class TargetUnavailable extends Error {
   override readonly name = 'TargetUnavailable';
 }
 
+/** The kit hung up on purpose, after sending the request and before the answer came. */
+export class KitHungUp extends TargetUnavailable {}
+
 export interface HttpClientOptions {
   readonly baseUrl: string;
   /** Requests per second at most; none when undefined. */
@@ -134,11 +137,12 @@ export class HttpClient {
     branch: number | undefined,
     req: WireRequest,
     onAnswer?: (status: number) => void,
+    hangUpAfterMs?: number,
   ): Promise<WireResponse> {
     const limit = this.options.maxRateLimitWaitMs ?? 30_000;
     let waited = 0;
     for (;;) {
-      const res = await this.sendOnce(req, agent);
+      const res = await this.sendOnce(req, agent, hangUpAfterMs);
       onAnswer?.(res.status);
       if (res.status !== 429) {
         this.transcript.push(
@@ -180,7 +184,15 @@ export class HttpClient {
     if (slot > now) await sleep(slot - now);
   }
 
-  private async sendOnce(req: WireRequest, agent: HttpAgent): Promise<WireResponse> {
+  /**
+   * Sends `req` once; with `hangUpAfterMs`, closes the connection that long after the request is
+   * written, unless the answer came first (then {@link KitHungUp}).
+   */
+  private async sendOnce(
+    req: WireRequest,
+    agent: HttpAgent,
+    hangUpAfterMs?: number,
+  ): Promise<WireResponse> {
     await this.pace();
     this.requests++;
     const url = new URL(this.urlOf(req.path));
@@ -188,6 +200,7 @@ export class HttpClient {
     const timeout = this.options.requestTimeoutMs ?? 30_000;
     const sentAt = Date.now();
     const started = performance.now();
+    let hangUp: NodeJS.Timeout | undefined;
     const res = await new Promise<WireResponse>((resolve, reject) => {
       const outgoing = request(
         {
@@ -201,6 +214,7 @@ export class HttpClient {
           timeout,
         },
         (incoming) => {
+          clearTimeout(hangUp);
           const chunks: Buffer[] = [];
           incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
           incoming.on('error', reject);
@@ -225,6 +239,19 @@ export class HttpClient {
             : new TargetUnavailable(`${req.method} ${req.path}: ${error.message}`),
         ),
       );
+      if (hangUpAfterMs !== undefined) {
+        outgoing.once('finish', () => {
+          hangUp = setTimeout(
+            () =>
+              outgoing.destroy(
+                new KitHungUp(
+                  `${req.method} ${req.path}: the kit hung up ${hangUpAfterMs} ms after sending it, before the answer`,
+                ),
+              ),
+            hangUpAfterMs,
+          );
+        });
+      }
       outgoing.end(req.body);
     });
     this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
@@ -305,9 +332,16 @@ export class Connection {
     return socket !== undefined && !socket.destroyed;
   }
 
-  /** Sends `req` on this connection (see {@link HttpClient.send}). */
-  send(req: WireRequest, onAnswer?: (status: number) => void): Promise<WireResponse> {
-    return this.client.sendOn(this.agent, this.branch, req, onAnswer);
+  /**
+   * Sends `req` on this connection (see {@link HttpClient.send}); with `hangUpAfterMs`, the kit
+   * closes the connection that long after the request is written, before the answer.
+   */
+  send(
+    req: WireRequest,
+    onAnswer?: (status: number) => void,
+    hangUpAfterMs?: number,
+  ): Promise<WireResponse> {
+    return this.client.sendOn(this.agent, this.branch, req, onAnswer, hangUpAfterMs);
   }
 
   close(): void {

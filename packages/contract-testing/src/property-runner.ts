@@ -12,10 +12,11 @@ import fc from 'fast-check';
 import type { Engine } from './engine.js';
 import { type FailedRun, replayOf, restoreRunStart } from './failure-replay.js';
 import { TargetUnavailable } from './http-client.js';
-import type { PropertyGroup } from './property-groups.js';
+import type { PropertyGroup, ResultGroup } from './property-groups.js';
 import { type RaceReport, RaceViolation } from './race-report.js';
 import { RULES, type RuleName, Violation } from './rules.js';
 import { lookIfDue, reseed } from './seed-start.js';
+import { lookAgainAfterUnanswered } from './unanswered-calls.js';
 import { cloneKnowledge } from './world.js';
 
 /** A fast-check property over a tuple of generated arguments. */
@@ -39,7 +40,7 @@ export interface PropertyDefinition {
 /** The outcome of one property. */
 export interface PropertyResult {
   readonly name: string;
-  readonly group: PropertyGroup;
+  readonly group: ResultGroup;
   readonly summary: string;
   /** Undecided: no run failed, and some history was too large to check within its bound. */
   readonly status: 'passed' | 'failed' | 'not-applicable' | 'undecided';
@@ -134,8 +135,10 @@ export class Trial {
   shrinkTimeLimitReached = false;
   /** Runs whose history the linearizability checker could not decide within its bound. */
   undecided = 0;
-  /** Set once the target stops answering: the remaining runs fail at once. */
+  /** Set once the target stops answering: the property ends on the run that met it. */
   private unavailable: TargetUnavailable | undefined;
+  /** The rule the first failing run broke: a run that shrinking finds failing another way passes. */
+  private failedRule: RuleName | 'error' | undefined;
   /** When shrinking must end: the first failure's time and the time limit. */
   private shrinkDeadline: number | undefined;
   /** While the counterexample is run again: no deadline, and its failure is not kept. */
@@ -144,10 +147,12 @@ export class Trial {
   /**
    * @param engine - the run of the kit
    * @param shrinkTimeLimitMs - how long shrinking may go on after the first failure
+   * @param property - the property's name, which its runs' events are found in
    */
   constructor(
     readonly engine: Engine,
     private readonly shrinkTimeLimitMs: number,
+    private readonly property = '',
   ) {}
 
   /** Whether a run is a retry of a failure (shrinking, or the replay): a race may not recur. */
@@ -159,8 +164,9 @@ export class Trial {
    * The predicate of a property, wrapped: each run starts a new transcript and, with `fresh` and
    * an in-process target that can be reset, a freshly seeded app (`fresh: false` keeps the target
    * as it is: the knowledge follows it), after the run's first look at the records when it is due;
-   * a failing run's transcript is kept for the replay. Once a record was found not as the seed
-   * says, the property ends.
+   * a failing run's transcript is kept for the replay. When the kit checks events, the run's calls
+   * are held to those that came by its end (once the property failed, to those due, or a short
+   * wait): a broken rule of its events fails it. Once a record was found not as the seed says, the property ends.
    */
   predicate<T extends unknown[]>(
     { fresh }: { readonly fresh: boolean },
@@ -168,7 +174,9 @@ export class Trial {
   ): (...args: T) => Promise<void> {
     const { engine } = this;
     return async (...args) => {
-      if (this.unavailable !== undefined) throw this.unavailable;
+      // fast-check ends the property on an interrupting precondition failure, and reports the
+      // last failing case: the run the target stopped answering in, not a shrunk stranger.
+      if (this.unavailable !== undefined) throw new fc.PreconditionFailure(true);
       // fast-check ends the property on an interrupting precondition failure; runProperty throws
       // the stop.
       if (engine.seedCheck.stopped !== undefined) throw new fc.PreconditionFailure(true);
@@ -183,6 +191,7 @@ export class Trial {
         throw new fc.PreconditionFailure(true);
       }
       engine.client.startRun();
+      engine.indeterminate.length = 0;
       try {
         if (fresh) await reseed(engine);
         await lookIfDue(engine);
@@ -190,16 +199,47 @@ export class Trial {
         // its replay.
         engine.client.startRun();
         engine.runStart = cloneKnowledge(engine.knowledge);
+        engine.events?.startRun(this.property);
         await body(...args);
-      } catch (error) {
+        // A run of one call at a time waits for its events only once its property failed (to
+        // shrink on them): before, a late finding goes to the end of the run, which costs no wait
+        // per run. A concurrent case's check has waited for the events it reads already.
+        const found = await engine.events?.endRun({ wait: this.retrying });
+        if (found !== undefined) throw new Violation(found.rule, found.message);
+      } catch (thrown) {
+        engine.events?.closeRun();
+        const error = await this.#underFaults(thrown);
+        if (fc.PreconditionFailure.isFailure(error)) throw error;
         if (error instanceof TargetUnavailable) this.unavailable = error;
+        const rule = ruleOf(error);
+        // Met while shrinking, a failure of another rule is no smaller case of this one.
+        if (this.retrying && !this.replaying && rule !== this.failedRule) return;
         if (!this.replaying) {
+          this.failedRule = rule;
           this.failure = { transcript: [...engine.client.transcript], runStart: engine.runStart };
           this.shrinkDeadline ??= Date.now() + this.shrinkTimeLimitMs;
         }
         throw error;
       }
     };
+  }
+
+  /**
+   * Under `faults`, a run that a call without an answer ended is not judged: counted as
+   * availability, the records its unanswered calls named looked at again, and skipped (a
+   * precondition failure, never a counterexample). Any other error is given back as it is, as is
+   * the target's staying gone.
+   */
+  async #underFaults(error: unknown): Promise<unknown> {
+    const { engine } = this;
+    if (!engine.faults || !(error instanceof TargetUnavailable)) return error;
+    try {
+      await lookAgainAfterUnanswered(engine);
+    } catch (gone) {
+      return gone;
+    }
+    engine.availability.runsNotJudged++;
+    return new fc.PreconditionFailure(false);
   }
 
   /**
@@ -254,7 +294,7 @@ export async function runProperty(
       message: definition.notApplicable,
     };
   }
-  const trial = new Trial(engine, settings.shrinkTimeLimitMs);
+  const trial = new Trial(engine, settings.shrinkTimeLimitMs, definition.name);
   const numRuns = definition.runs?.(settings.runs) ?? settings.runs;
   engine.coverage.startProperty(definition.name, definition.group, numRuns);
   const property = definition.build(trial);

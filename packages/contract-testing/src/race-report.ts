@@ -4,13 +4,30 @@
 // connection.
 import type { HistoryCall, NotLinearizable, RacePhase, RaceRecord } from './concurrent-history.js';
 import type { WireRequest } from './http-client.js';
+import { eventTypeOf } from './record-events-model.js';
 import {
   type ChangeAnswer,
   type ChangeKind,
   describeAnswer,
   describeState,
 } from './record-model.js';
-import { Violation } from './rules.js';
+import { type RuleName, Violation } from './rules.js';
+
+/** An event of a call of a failing case, or one that should have come (when the kit checks events). */
+export interface RaceEventReport {
+  /** Its type: `employee.archived`, `employee.unarchived`, `shift.deleted`. */
+  readonly type: string;
+  /** Its id (`webhook-id`); absent for a lost one. */
+  readonly id?: string;
+  /** When it arrived, ms from the case's start; absent for a lost one. */
+  readonly arrivedMs?: number;
+  /**
+   * What the check made of it: `delivered` as it should be; `unexpected`, an event no order of
+   * the calls lets it emit (a second one, one for a change it did not make); `out-of-order`, after
+   * the event of a change that comes after its own; `lost`, a change's event that never came.
+   */
+  readonly mark: 'delivered' | 'unexpected' | 'out-of-order' | 'lost';
+}
 
 /** One call of a failing case's history, as a report shows it. */
 export interface RaceCallReport {
@@ -40,6 +57,8 @@ export interface RaceCallReport {
   readonly determinate: boolean;
   /** One of the calls that cannot be ordered. */
   readonly marked: boolean;
+  /** Its events, and those that should have come; absent when the kit did not check events. */
+  readonly events?: readonly RaceEventReport[];
 }
 
 /** A failing case of the concurrent group: what broke, and the history. */
@@ -111,12 +130,23 @@ function summaryOf(calls: readonly HistoryCall[], verdict: NotLinearizable): str
   if (race === undefined) {
     return `no order of the ${verdict.recordCalls.length} calls on ${name} gives the answers they got`;
   }
-  const [a, b] = race.calls;
+  const [a = 0, b = 0] = race.calls;
   const first = calls[a] as HistoryCall;
   const second = calls[b] as HistoryCall;
   const archived = record.kind === 'shift' ? 'deleted' : 'archived';
   const both = `${callName(a + 1, first)} and ${callName(b + 1, second)}`;
+  const verb = first.kind === 'unarchive' ? 'unarchived' : archived;
   switch (race.kind) {
+    case 'changed-twice':
+      return `two ${first.kind === 'unarchive' ? 'unarchives' : record.kind === 'shift' ? 'deletes' : 'archives'} of ${name}, ${both}, each emitted ${eventTypeOf(first.kind)} (each says it ${verb} the ${record.kind}): in any order, the second finds the ${record.kind} ${verb} already and changes nothing, and a call that changes nothing emits no event: the ${record.kind} was ${verb} twice (a lost update)`;
+    case 'event-for-no-op':
+      return `${callName(a + 1, first)} emitted ${eventTypeOf(first.kind)}, yet in every order its answers allow it finds ${name} ${first.kind === 'unarchive' ? 'not archived' : archived} already and changes nothing: a call that changes nothing emits no event`;
+    case 'event-lost': {
+      const names = race.calls.map((i) => callName(i + 1, calls[i] as HistoryCall));
+      return `no order of the calls on ${name} gives their answers with only the events that came: a call with no event ${verb} the ${record.kind} (in the order found, ${names.join(' and ')}), and no ${eventTypeOf(first.kind)} event came for it by the end of the events timeout: a change without its event`;
+    }
+    case 'events-out-of-order':
+      return `the events of ${name} came in an order no order of its calls that gives their answers allows: the ${eventTypeOf(second.kind)} event of ${callName(b + 1, second)} came before the ${eventTypeOf(first.kind)} event of ${callName(a + 1, first)}, whose change the furthest order found puts first`;
     case 'change-lost':
       return `${callName(a + 1, first)} answered 200 with ${name} ${archived}, but ${callName(b + 1, second)}, sent after that answer, found it not ${archived} (${outcomeText(second)}), and no unarchive that could come between them changed it: the ${record.kind === 'shift' ? 'delete' : 'archive'} was lost`;
     case 'unarchived-twice':
@@ -153,6 +183,7 @@ export function raceReport(
   calls: readonly HistoryCall[],
   requests: readonly WireRequest[],
   verdict: NotLinearizable,
+  eventsOf?: (index: number) => readonly RaceEventReport[],
 ): RaceReport {
   return {
     record: verdict.record,
@@ -175,6 +206,7 @@ export function raceReport(
         ...(call.noAnswer === undefined ? {} : { noAnswer: call.noAnswer }),
         determinate: call.determinate,
         marked: verdict.marked.includes(i),
+        ...(eventsOf === undefined ? {} : { events: eventsOf(i) }),
       };
     }),
   };
@@ -192,13 +224,47 @@ interface TimelinePoint {
   readonly text: string;
 }
 
-/** A call's points on the timeline: sent, then answered (when it was). */
+/** A mark of an event on the lane of the call that caused it. */
+export interface EventMark {
+  /** Where on the timeline: when it arrived, or, for a lost one, when its call was answered. */
+  readonly at: number;
+  readonly event: RaceEventReport;
+  /** Whether it is drawn as wrong (red): lost, unexpected or out of order. */
+  readonly wrong: boolean;
+}
+
+/** The marks of a call's events, each on its lane, the reports' one way to place them. */
+export function eventMarks(call: RaceCallReport): EventMark[] {
+  return (call.events ?? []).map((event) => ({
+    at: event.arrivedMs ?? call.answeredMs ?? call.sentMs,
+    event,
+    wrong: event.mark !== 'delivered',
+  }));
+}
+
+const MARK_WORDS: Readonly<Record<RaceEventReport['mark'], string>> = {
+  delivered: '',
+  unexpected: ' ✘ unexpected',
+  'out-of-order': ' ✘ out of order',
+  lost: ' ✘ lost',
+};
+
+/** An event's mark in words: `✉ #2 shift.deleted ✘ unexpected`. */
+export const eventMarkText = (call: RaceCallReport, mark: EventMark): string =>
+  `✉ #${call.number} ${mark.event.type}${MARK_WORDS[mark.event.mark]}`;
+
+/** A call's points on the timeline: sent, then answered (when it was), then its events. */
 function timelinePoints(call: RaceCallReport): TimelinePoint[] {
   const sent = { at: call.sentMs, lane: call.lane, text: `▶ #${call.number} ${changeName(call)}` };
-  if (call.answeredMs === undefined) return [sent];
+  const events = eventMarks(call).map((mark) => ({
+    at: mark.at,
+    lane: call.lane,
+    text: eventMarkText(call, mark),
+  }));
+  if (call.answeredMs === undefined) return [sent, ...events];
   const tail = `${call.determinate ? '' : ' (?)'}${call.marked ? ' ✘' : ''}`;
   const text = `◀ #${call.number} ${statusText(call)}${tail}`;
-  return [sent, { at: call.answeredMs, lane: call.lane, text }];
+  return [sent, { at: call.answeredMs, lane: call.lane, text }, ...events];
 }
 
 /** A call's bar label in the HTML timeline: `#1 unarchive → 200 ✘`. */
@@ -213,9 +279,20 @@ export const callWhat = (call: RaceCallReport): string =>
 export const requestLine = (call: RaceCallReport): string =>
   `${call.request.method} ${call.request.path}`;
 
+/** A call's events in words: `; events: shift.deleted 3f0c… (at 2.31 ms)`. */
+export const eventsText = (call: RaceCallReport): string => {
+  if (call.events === undefined) return '';
+  if (call.events.length === 0) return '; no event';
+  const one = (e: RaceEventReport) =>
+    e.mark === 'lost'
+      ? `${e.type} lost`
+      : `${e.type} ${e.id} at ${e.arrivedMs} ms${MARK_WORDS[e.mark]}`;
+  return `; events: ${call.events.map(one).join(', ')}`;
+};
+
 /** A call in full: `#1 unarchive of employee … (branch A): PUT /… -> 200 deleted false, …`. */
 const callLine = (call: RaceCallReport): string =>
-  `#${call.number} ${callWhat(call)} (${placeName(call)}): ${requestLine(call)} -> ${outcomeText(call)}`;
+  `#${call.number} ${callWhat(call)} (${placeName(call)}): ${requestLine(call)} -> ${outcomeText(call)}${eventsText(call)}`;
 
 const COLUMN = 22;
 
@@ -228,7 +305,7 @@ export function formatRaceTimeline(report: RaceReport): string[] {
   const points = report.calls.flatMap(timelinePoints).sort((a, b) => a.at - b.at);
   const cell = (text: string) => text.slice(0, COLUMN - 1).padEnd(COLUMN);
   const lines = [
-    "timeline (ms from the case's start; a column per connection; ▶ sent, ◀ answered, (?) indeterminate, ✘ cannot be ordered):",
+    `timeline (ms from the case's start; a column per connection; ▶ sent, ◀ answered, (?) indeterminate, ✘ cannot be ordered${report.calls.some((c) => c.events !== undefined) ? ', ✉ its event arrived' : ''}):`,
     `  ${'ms'.padStart(8)}  ${lanes.map(cell).join('').trimEnd()}`,
   ];
   for (const point of points) {
@@ -240,13 +317,17 @@ export function formatRaceTimeline(report: RaceReport): string[] {
   return lines;
 }
 
-/** A broken rule of the concurrent group, with the history that shows it. */
+/**
+ * A broken rule of the concurrent group, with the history that shows it: `linearizable`, or, when
+ * the answers fit and the events do not, the rule of the events it breaks.
+ */
 export class RaceViolation extends Violation {
   constructor(
     detail: string,
     /** The failing case's history. */
     readonly race: RaceReport,
+    rule: RuleName = 'linearizable',
   ) {
-    super('linearizable', detail);
+    super(rule, detail);
   }
 }

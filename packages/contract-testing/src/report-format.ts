@@ -4,6 +4,7 @@
 import { MIN_CHANGES } from './change-evidence.js';
 import type { Report } from './check-api-contract.js';
 import type { Coverage } from './coverage.js';
+import { formatEventCounts } from './events-result.js';
 import { causeFirst } from './failure-order.js';
 import type { PropertyResult } from './property-runner.js';
 
@@ -18,6 +19,9 @@ export function countsOf(report: Report): string {
 
 /** The one line of a property. */
 export function formatResultLine(result: PropertyResult): string {
+  if (result.status === 'passed' && result.group === 'events') {
+    return `✔ ${result.name}  (${result.message})`;
+  }
   if (result.status === 'passed') {
     return `✔ ${result.name}  (${result.runs} runs, ${result.requests} requests, ${seconds(result.durationMs)})`;
   }
@@ -154,6 +158,24 @@ function formatRateLimits(report: Report): string | undefined {
   return `rate limits slowed the run: ${report.rateLimited} requests answered 429, waited out for ${seconds(report.rateLimitWaitMs)} of its ${seconds(report.durationMs)} (${Math.round(share * 100)}%); raise the limits of the target under test, or keep under them with --rate N (the rate option), which paces every request`;
 }
 
+/** What the run made of the deployment's events, or, once, that it did not check them. */
+export function formatEvents(report: Report): string {
+  return report.events === undefined
+    ? EVENTS_NOT_CHECKED
+    : `events: ${formatEventCounts(report.events)}`;
+}
+
+/** With `faults`, how available the target was, counted apart: never a failure. */
+export function formatAvailability(report: Report): string | undefined {
+  const a = report.availability;
+  if (a === undefined) return undefined;
+  return `availability (--faults, counted apart, not judged): ${a.unanswered} calls got no answer (a dropped connection, a reset, a timeout), ${a.serviceUnavailable} were answered 503, ${a.runsNotJudged} runs were ended unjudged by such a call; only safety was judged`;
+}
+
+/** What a report says when the run was given no events. */
+export const EVENTS_NOT_CHECKED =
+  "events not checked: the kit was given no event source (--webhooks-listen, or the events option), so no change's event was held to the call that made it";
+
 /**
  * The text report: a line per property, the failures in full (the most direct evidence of a
  * fault first), the coverage, the totals (and, when asked, whether the coverage is full; when
@@ -171,6 +193,14 @@ export function formatReport(report: Report, { lines = true }: { readonly lines?
       report.minCoverage.met
         ? 'minimum coverage met: every declared status the kit can provoke seen, every rule checked, no thin evidence'
         : `minimum coverage not met: ${report.minCoverage.gaps.join('; ')}`,
+    );
+  }
+  out.push(formatEvents(report));
+  const availability = formatAvailability(report);
+  if (availability !== undefined) out.push(availability);
+  if (report.hungUp > 0) {
+    out.push(
+      `the kit hung up on ${report.hungUp} calls of the concurrent group after sending them, before their answer: each indeterminate, its suffix and events said whether it happened`,
     );
   }
   const rateLimits = formatRateLimits(report);

@@ -1,6 +1,7 @@
 // The requests the kit sends, before they go on the wire and as they go: a draft (an operation's
 // parameter values, a grant, a media type and a body, generated from the spec) and a call (one
 // request of the state tables, as the model sees it), each turned into a wire request.
+import { REQUEST_ID_HEADER } from './call-events.js';
 import type { Engine } from './engine.js';
 import type { WireRequest } from './http-client.js';
 import { onWire, type SpecOperation, type SpecParameter } from './spec-reader.js';
@@ -208,9 +209,14 @@ function callRequest(engine: Engine, call: Call, authorization: string): WireReq
   };
 }
 
-/** A call on the wire. */
+/**
+ * A call on the wire; when the kit checks events, with a request id of its own, which the call's
+ * event must carry (and which names the call when no answer came).
+ */
 export async function callToWire(engine: Engine, call: Call): Promise<WireRequest> {
-  return callRequest(engine, call, `Bearer ${await engine.tokens.token(call.grant)}`);
+  const req = callRequest(engine, call, `Bearer ${await engine.tokens.token(call.grant)}`);
+  const id = engine.events?.nextRequestId();
+  return id === undefined ? req : { ...req, headers: { ...req.headers, [REQUEST_ID_HEADER]: id } };
 }
 
 /** A call's method and path as sent, for a counterexample whose calls share their headers. */

@@ -48,6 +48,21 @@ export const RULES = {
   linearizable:
     'changes of one record sent at once answer as some order of them would, one at a time, a call that completed before another was sent coming first (linearizable)',
   'target-available': 'the target answers (within the time and rate limits given)',
+  'webhook-signature':
+    'every delivery verifies as Standard Webhooks says (its webhook-id, a webhook-timestamp within 5 minutes, a webhook-signature under the secret); one that does not is never an event',
+  'documented-event':
+    "an event's body and headers are those the spec's webhooks section documents for its type",
+  'event-per-change':
+    'every change emits exactly one event (one webhook-id) of its type, naming its record, its restaurant and its request (requestId)',
+  'event-record': "an event's record is the record the answer to its change showed",
+  'event-redelivery': 'a redelivery of an event keeps its webhook-id and its body, byte for byte',
+  'no-event-without-change':
+    "no event for a call that changed nothing: a refused call, a no-op (archiving an archived employee, deleting a deleted shift), a read, another restaurant's request",
+  'indeterminate-event':
+    'a call whose answer does not say whether it happened (a 503, a timeout, a dropped connection) emits zero events or one, and its events say which',
+  'event-order': 'the events of one record arrive in the order of its changes',
+  'events-delivered':
+    "every change's event arrives, by the end of the run and its events timeout (none lost)",
 } as const;
 
 /** The name of a rule of {@link RULES}: what a report, a violation and `--min-coverage` name. */
@@ -55,6 +70,31 @@ export type RuleName = keyof typeof RULES;
 
 /** Every rule's name, in the order of {@link RULES}. */
 export const RULE_NAMES = Object.keys(RULES) as RuleName[];
+
+/** The rules of the events a deployment emits: checked only when the kit is given its events. */
+export const EVENT_RULES = [
+  'webhook-signature',
+  'documented-event',
+  'event-per-change',
+  'event-record',
+  'event-redelivery',
+  'no-event-without-change',
+  'indeterminate-event',
+  'event-order',
+  'events-delivered',
+] as const satisfies readonly RuleName[];
+
+/** One of {@link EVENT_RULES}. */
+export type EventRuleName = (typeof EVENT_RULES)[number];
+
+/**
+ * Rules only a target under faults gives the kit a chance to check (no healthy target answers a
+ * 503 or redelivers an event): never a coverage gap when unchecked.
+ */
+export const FAULT_ONLY_RULES: ReadonlySet<RuleName> = new Set([
+  'event-redelivery',
+  'indeterminate-event',
+]);
 
 /** A broken rule. */
 export class Violation extends Error {

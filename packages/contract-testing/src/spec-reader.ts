@@ -55,6 +55,16 @@ export interface SpecOperation {
   readonly requestSchema: SchemaNode;
 }
 
+/** An event as the spec's `webhooks` section documents its delivery. */
+export interface SpecWebhook {
+  /** Its type (the section's key, and the body's `type`): `employee.archived`. */
+  readonly type: string;
+  /** The schema of its body. */
+  readonly body: SchemaNode;
+  /** The headers each delivery carries (`webhook-id`, …). */
+  readonly headers: readonly SpecParameter[];
+}
+
 /** Everything the kit reads from the spec. */
 export interface Spec {
   readonly operations: readonly SpecOperation[];
@@ -68,6 +78,8 @@ export interface Spec {
   readonly scopes: readonly string[];
   /** The answer to a path under the API that names no operation (the description, "Errors"). */
   readonly notFound: SpecResponse;
+  /** The events the API sends, by type (the `webhooks` section). */
+  readonly webhooks: ReadonlyMap<string, SpecWebhook>;
   /**
    * Named component schemas, for the model's own checks (`Employee`, `Shift`, `GuidInput`, …):
    * the same node for a name every time (the validator compiles each node once).
@@ -115,6 +127,7 @@ interface RawOperation {
 
 interface RawDocument {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly webhooks?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
@@ -238,6 +251,28 @@ class DocumentReader {
         ['X-Request-Id', { required: true, schema: this.deref(requestIdHeader.schema ?? {}) }],
       ]),
     };
+  }
+
+  /** The events of the `webhooks` section: each one's body schema and headers. */
+  webhooks(): Map<string, SpecWebhook> {
+    return new Map(
+      Object.entries(this.#document.webhooks ?? {}).map(([type, item]) => {
+        const post = item.post as RawOperation | undefined;
+        const body = this.deref(post?.requestBody) as
+          | { content?: Readonly<Record<string, { schema?: SchemaNode }>> }
+          | undefined;
+        return [
+          type,
+          {
+            type,
+            body: body?.content?.['application/json']?.schema ?? true,
+            headers: (post?.parameters ?? [])
+              .map((p) => this.#parameter(p))
+              .filter((p) => p.in === 'header'),
+          },
+        ];
+      }),
+    );
   }
 
   /** The component schemas, by name, as the document writes them. */
@@ -372,6 +407,7 @@ function readDocument(document: RawDocument): Spec {
     ],
     scopes: reader.scopes(),
     notFound: reader.notFound(),
+    webhooks: reader.webhooks(),
     schema: schemaReferences(componentSchemas),
     componentSchema: (name) => componentSchemas[name],
     validator,

@@ -13,6 +13,7 @@ import {
   runSettingsOf,
 } from './check-api-contract.js';
 import { coverageGaps } from './coverage.js';
+import { EVENTS_RESULT, finishEvents } from './events-result.js';
 import { runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
 import { startFromSeed } from './seed-start.js';
@@ -26,7 +27,8 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
 /**
  * Declares a vitest suite that property-tests `options.target` against the contract: a test per
  * property, failing with the rule broken, the shrunk counterexample and the curl commands that
- * replay it; with `minCoverage`, a last test that fails unless the properties before it saw every
+ * replay it; with `events`, a test that waits for the events still due and fails on any finding
+ * of the events (`events.delivery`); with `minCoverage`, a last test that fails unless the properties before it saw every
  * declared status the kit can provoke, checked every rule (so it fails when a filter such as
  * `vitest -t` left some of them out) and left no thin evidence (each kind of change run often
  * enough by the stateful and concurrent groups).
@@ -74,6 +76,18 @@ export function describeApiContract(name: string, options: DescribeApiContractOp
           if (result.status === 'undecided') throw new Error(formatResultLine(result));
         },
         options.timeoutMs ?? 120_000,
+      );
+    }
+    const { events } = prepared.engine;
+    if (events !== undefined) {
+      it(
+        `${EVENTS_RESULT}: every change's event came, once, in order; no other event`,
+        async () => {
+          const { result } = await finishEvents(events);
+          if (result.status === 'failed') throw new Error(formatFailure(result));
+          console.info(formatResultLine(result));
+        },
+        events.timeoutMs + (options.timeoutMs ?? 120_000),
       );
     }
     if (options.minCoverage) {

@@ -30,6 +30,7 @@ const reportOf = (results: readonly PropertyResult[]): Report => ({
   requests: results.length,
   rateLimited: 0,
   rateLimitWaitMs: 0,
+  hungUp: 0,
   statuses: {},
   durationMs: 1,
   rngSeed: 1,

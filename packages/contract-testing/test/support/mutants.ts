@@ -127,7 +127,7 @@ function editJson(answer: Answer, change: (body: Record<string, unknown>) => voi
  * `call`, made at once and answered once `wait` is over, as a database's answers come: a read
  * shows the record as it was when it was made, however long its answer takes.
  */
-function after<A extends unknown[], T, E>(
+export function after<A extends unknown[], T, E>(
   wait: () => Promise<void>,
   call: (...args: A) => MaybeAsync<Result<T, E>>,
 ): (...args: A) => ResultAsync<T, E> {
@@ -138,7 +138,7 @@ function after<A extends unknown[], T, E>(
 }
 
 /** The next turn of the event loop: requests that arrived together all read before any writes. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A timer of `ms()` milliseconds. */
 const millis = (ms: () => number) => () =>
@@ -148,7 +148,7 @@ const millis = (ms: () => number) => () =>
  * The bug of a hand-written store: a write that skips the version check. It reads the record's
  * version, then writes over whatever is stored, so a change decided on a stale read wins.
  */
-function blindWrite<T extends { readonly guid: Guid; readonly restaurantGuid: Guid }>(
+export function blindWrite<T extends { readonly guid: Guid; readonly restaurantGuid: Guid }>(
   repository: ConditionalWriter<T> & {
     find(restaurant: Guid, id: RecordIdentifier): MaybeAsync<Result<T | null, StorageError>>;
   },

@@ -2,8 +2,13 @@
 // @workforce-kit/core, loaded from the demo seed, as an in-process target of the kit: one app, and
 // a reset that puts a freshly seeded store behind it. The hooks let a test break it on purpose:
 // a wrapper around the store, middleware before the router, a wrapper around the verifier; the
-// settings give it a clock of the test's and rate limits (none by default).
-import { type Clock, createMemoryStore, type MemoryStore } from '@workforce-kit/core';
+// settings give it a clock of the test's, rate limits (none by default) and where its events go.
+import {
+  type Clock,
+  createMemoryStore,
+  type MemoryStore,
+  type RecordedEvent,
+} from '@workforce-kit/core';
 import { delegatingStore } from '@workforce-kit/core/testing';
 import {
   type AccessTokenVerifier,
@@ -40,6 +45,8 @@ export interface RouterSettings {
   readonly clock?: Clock;
   /** Its rate limits. @default none */
   readonly rateLimit?: RateLimitOptions;
+  /** Where its events go, after each committed change. @default nowhere */
+  readonly onEvent?: (event: RecordedEvent) => void;
 }
 
 export interface RouterTarget {
@@ -53,7 +60,7 @@ export interface RouterTarget {
 export async function routerTarget(
   hooks: BreakHooks = {},
   seedJson: unknown = demoSeedJson,
-  { clock, rateLimit }: RouterSettings = {},
+  { clock, rateLimit, onEvent }: RouterSettings = {},
 ): Promise<RouterTarget> {
   const seed = seedOf(seedJson);
   let store = createMemoryStore(seed);
@@ -64,6 +71,7 @@ export async function routerTarget(
     auth: hooks.auth?.(verifier) ?? verifier,
     rateLimit: rateLimit ?? false,
     ...(clock === undefined ? {} : { clock }),
+    ...(onEvent === undefined ? {} : { onEvent }),
     // The 500s some mutants cause would fill the test output.
     logger: pino({ level: 'silent' }),
   });

@@ -1,0 +1,71 @@
+// The kit's webhook receiver given a deployment's webhooks, sent as the reference server's relay
+// sends them (in process: each committed change's events with the record stored, one record's in
+// order, signed by the server's own deliverer, retried until a 2xx), against the reference router
+// over the memory store: right, a run passes with each event's record held to the answer and its
+// body to the spec, and no false alarm; wrong one way each, only that way's rule leads the report.
+import { afterEach, expect, it } from 'vitest';
+import { causeFirst } from '../src/failure-order.js';
+import { type ContractOptions, checkApiContract, formatReport, type Report } from '../src/index.js';
+import { type EventTarget, type WebhookFault, webhookTarget } from './support/event-targets.js';
+import { AUTH, demoSeedJson } from './support/router-target.js';
+
+let made: EventTarget | undefined;
+afterEach(async () => {
+  await made?.close();
+  made = undefined;
+});
+
+async function run(target: EventTarget, options: Partial<ContractOptions> = {}): Promise<Report> {
+  made = target;
+  return checkApiContract({
+    target: target.target,
+    seed: demoSeedJson,
+    auth: AUTH,
+    events: target.events,
+    rngSeed: 43,
+    runs: 25,
+    shrinkTimeLimitMs: 500,
+    eventsTimeoutMs: 500,
+    ...options,
+  });
+}
+
+it('passes a run against the router whose webhooks are right: records, bodies and signatures held', async () => {
+  const report = await run(await webhookTarget(), { runs: 50, eventsTimeoutMs: 10_000 });
+  expect(report.ok, formatReport(report)).toBe(true);
+  expect(report.events).toMatchObject({ lost: 0, unexpected: 0, duplicated: 0, refused: 0 });
+  expect(report.events?.delivered).toBe(report.events?.changes);
+  expect(report.events?.waitedMs).toBeLessThan(1000);
+  expect(report.events?.recovered).toBeLessThanOrEqual(report.hungUp);
+  const { rules } = report.coverage;
+  for (const rule of ['webhook-signature', 'documented-event'] as const) {
+    expect(rules[rule], rule).toBe(report.events?.delivered);
+  }
+  // Every event's record held to its answer (a late one's again), but a recovered one's: its call
+  // had no answer.
+  const recovered = report.events?.recovered ?? 0;
+  expect(rules['event-record']).toBeGreaterThanOrEqual((report.events?.delivered ?? 0) - recovered);
+});
+
+const FAULTS: readonly (readonly [WebhookFault, string])[] = [
+  ['delivered-twice-under-two-ids', 'event-per-change'],
+  ['dropped-after-2xx', 'events-delivered'],
+  ['record-not-the-answer', 'event-record'],
+  ['bad-signature', 'webhook-signature'],
+];
+
+it.each(FAULTS)(
+  'fails a target whose webhooks are wrong (%s): rule %s leads',
+  async (fault, rule) => {
+    const report = await run(await webhookTarget(fault));
+    const failed = causeFirst(report.results);
+    expect(failed[0]?.rule, formatReport(report)).toBe(rule);
+    expect(new Set(failed.map((r) => r.rule))).toEqual(new Set([rule]));
+    if (fault === 'dropped-after-2xx') {
+      // Nothing the kit saw was wrong: the end of the run counts the event lost.
+      expect(failed.map((r) => r.name)).toEqual(['events.delivery']);
+      expect(report.events).toMatchObject({ lost: 1, duplicated: 0, unexpected: 0 });
+    }
+    if (fault === 'bad-signature') expect(report.events?.refused).toBeGreaterThan(0);
+  },
+);
