@@ -51,8 +51,11 @@ export interface EventSink {
  *
  * @example
  * ```ts
+ * import { createRouter } from '@workforce-kit/express-adapter';
+ * import express from 'express';
+ *
  * const events = createEventRecorder();
- * const app = express().use(createRouter({ store, auth, onEvent: events.record }));
+ * const app = express().use(createRouter({ store, auth: verifier, onEvent: events.record }));
  * const report = await checkApiContract({ target: app, seed, auth: { hs256Secret }, events });
  * ```
  */
@@ -124,8 +127,11 @@ export class EventRelay {
  * @returns the recorder, an {@link EventSource}
  * @example
  * ```ts
+ * import { createRouter } from '@workforce-kit/express-adapter';
+ * import express from 'express';
+ *
  * const events = createEventRecorder();
- * const app = express().use(createRouter({ store, auth, onEvent: events.record }));
+ * const app = express().use(createRouter({ store, auth: verifier, onEvent: events.record }));
  * describeApiContract('my app', { target: app, seed, auth: { hs256Secret }, events });
  * ```
  */

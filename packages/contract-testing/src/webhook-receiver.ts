@@ -16,9 +16,10 @@ export interface WebhookReceiverOptions {
   readonly port?: number;
   /**
    * The deployment's webhook secret (`whsec_` and the key's base64): each delivery is verified
-   * with it. Without it, deliveries are taken unverified. @default none
+   * with it. Without it (or `undefined`, as an unset environment variable gives), deliveries are
+   * taken unverified. @default none
    */
-  readonly secret?: string;
+  readonly secret?: string | undefined;
 }
 
 /** The kit's webhook receiver: an {@link EventSource} listening on {@link url}. */
