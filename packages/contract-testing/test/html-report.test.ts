@@ -8,13 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../../../test/support/chromium.js';
 import { checkApiContract, type Report } from '../src/index.js';
 import { MUTANTS } from './support/mutants.js';
 import { AUTH, demoSeedJson, routerTarget } from './support/router-target.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let folder: string;
 let browser: Browser;
@@ -35,16 +34,7 @@ beforeAll(async () => {
     rngSeed: 3,
     report: file,
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('request', (request) => requested.push(request.url()));
   await page.goto(pathToFileURL(file).href);
