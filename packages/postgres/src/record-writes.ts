@@ -107,6 +107,7 @@ function alterations(
   base: RecordOfKind,
   next: RecordOfKind,
 ): { readonly patch: string; readonly removed: readonly string[] } | undefined {
+  // Cast: records are plain JSON objects whose interfaces have no index signature; read by name.
   const before = base as unknown as Readonly<Record<string, unknown>>;
   const after = next as unknown as Readonly<Record<string, unknown>>;
   let patch = '';
