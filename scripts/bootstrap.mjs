@@ -120,7 +120,7 @@ function filesUnder(dir) {
 
 /**
  * @param {string[]} files
- * @param {'content' | 'stat'} by the files' contents, or only their size and mtime (outputs)
+ * @param {'content' | 'stat'} by the files' contents, or only their size and mtime
  */
 function fingerprint(files, by) {
   const hash = createHash('sha256');
@@ -220,7 +220,7 @@ function workspaceChain(name) {
  * @param {string} name
  */
 export function buildOf(name) {
-  const stampName = `build-${name.replace(/^@/, '').replace('/', '+')}`;
+  const stampName = stampNameOf(name);
   const dirs = workspaceChain(name);
   const inputs = [
     join(root, 'tsconfig.base.json'),
@@ -233,18 +233,45 @@ export function buildOf(name) {
     ]),
   ];
   const sources = fingerprint(inputs, 'content');
+  // The dist folders by content, so that a copy of the workspace with its builds (the packaging
+  // test's) finds them current too.
   const stamp = () =>
     `${sources} ${fingerprint(
       dirs.flatMap((dir) => filesUnder(join(dir, 'dist'))),
-      'stat',
+      'content',
     )}`;
   return {
     /** Whether the last build stamped was of these sources, and left the dist folders as they are. */
     upToDate: () =>
       dirs.every((dir) => existsSync(join(dir, 'dist'))) && readStamp(stampName) === stamp(),
-    /** Stamps a build of these sources that succeeded (call it once the build is done). */
-    record: () => writeStamp(stampName, stamp()),
+    /**
+     * Stamps a build of these sources that succeeded (call it once the build is done), and the
+     * build of each workspace package it depends on, which it made too.
+     */
+    record: () => {
+      writeStamp(stampName, stamp());
+      for (const dir of dirs.slice(0, -1)) {
+        const { name: dependency } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+        writeStamp(stampNameOf(dependency), buildOf(dependency).stamp());
+      }
+    },
+    /** What {@link record} writes for this build, read now. */
+    stamp,
   };
+}
+
+/** @param {string} name a package's name */
+const stampNameOf = (name) => `build-${name.replace(/^@/, '').replace('/', '+')}`;
+
+/**
+ * Whether the package in `dir` has a current build: its build, stamped by {@link buildOf} (with
+ * `npm start`'s or `pnpm check`'s), is up to date. Its dist/ is then what a build would make of its
+ * sources, and nothing else (a file left in it makes the stamp stale).
+ * @param {string} dir
+ */
+export function builtCurrent(dir) {
+  const { name } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return readStamp(stampNameOf(name)) !== undefined && buildOf(name).upToDate();
 }
 
 /**
