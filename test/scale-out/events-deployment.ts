@@ -3,8 +3,12 @@
 // sending its webhooks to the kit's receiver through the one outbox (the relay is shared), behind
 // a round-robin balancer. Each process has a port of its own, kept across a restart, so that the
 // balancer's backends stay what they are when a test kills one (SIGKILL) and starts it again.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startWebhookReceiver, type WebhookReceiver } from '@workforce-kit/contract-testing';
+import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { killTree } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 
@@ -133,4 +137,67 @@ export async function startEventsDeployment(
       await Promise.all(servers.map((server) => server.stop()));
     },
   };
+}
+
+/** The reference server's demo seed, which the deployments of {@link startKitRig} are loaded with. */
+export const DEMO_SEED_FILE = fileURLToPath(
+  new URL('../../packages/server/seed/demo-seed.json', import.meta.url),
+);
+
+/** What a test of the kit's events against a deployment runs on: see {@link startKitRig}. */
+export interface KitRig {
+  /** The kit's webhook receiver, verifying with the deployment's secret: the kit's `events`. */
+  readonly receiver: WebhookReceiver;
+  /** Two processes on one new database of a PostgreSQL server of the test's own. */
+  readonly deployment: EventsDeployment;
+  /** The kit's `auth`: the HS256 secret, issuer and audience the deployment takes. */
+  readonly auth: {
+    readonly hs256Secret: string;
+    readonly issuer: string;
+    readonly audience: string;
+  };
+  /** Stops the deployment, the receiver and the PostgreSQL server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a PostgreSQL server, the kit's webhook receiver, and a deployment of two processes on
+ * one database of it sending their webhooks to the receiver, loaded with the demo seed; what has
+ * started is stopped again if a later part fails.
+ */
+export async function startKitRig(env?: Readonly<Record<string, string>>): Promise<KitRig> {
+  const authSecret = randomBytes(32).toString('hex');
+  const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  let postgres: PostgresServer | undefined;
+  let receiver: WebhookReceiver | undefined;
+  const close = async (deployment?: EventsDeployment) => {
+    await deployment?.close();
+    await receiver?.close();
+    await postgres?.destroy();
+  };
+  try {
+    postgres = await startPostgresServer();
+    receiver = await startWebhookReceiver({ secret: webhookSecret });
+    const deployment = await startEventsDeployment({
+      databaseUrl: await postgres.createDatabase(),
+      seedFile: DEMO_SEED_FILE,
+      authSecret,
+      webhookUrl: `${receiver.url}/hooks/workforce`,
+      webhookSecret,
+      ...(env === undefined ? {} : { env }),
+    });
+    return {
+      receiver,
+      deployment,
+      auth: {
+        hs256Secret: authSecret,
+        issuer: 'https://id.example.com/',
+        audience: 'workforce-api',
+      },
+      close: () => close(deployment),
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -6,50 +6,32 @@
 // invented: a change a killed process made is delivered by the other's relay once its claim's
 // lease (2 s here) runs out, and a record a killed process's call named starts its next case from
 // any state (the database may commit that call's statement after the case ended).
-import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import type { WebhookReceiver } from '@workforce-kit/contract-testing';
-import {
-  checkApiContract,
-  formatReport,
-  startWebhookReceiver,
-} from '@workforce-kit/contract-testing';
-import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import { checkApiContract, formatReport } from '@workforce-kit/contract-testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type EventsDeployment, startEventsDeployment } from './events-deployment.js';
+import { DEMO_SEED_FILE, type KitRig, startKitRig } from './events-deployment.js';
 
-const DEMO_SEED_FILE = fileURLToPath(
-  new URL('../../packages/server/seed/demo-seed.json', import.meta.url),
-);
-const authSecret = randomBytes(32).toString('hex');
-const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
-let postgres: PostgresServer | undefined;
-let receiver: WebhookReceiver | undefined;
-let deployment: EventsDeployment | undefined;
+let rig: KitRig | undefined;
 
 beforeAll(async () => {
-  postgres = await startPostgresServer();
-  receiver = await startWebhookReceiver({ secret: webhookSecret });
-  deployment = await startEventsDeployment({
-    databaseUrl: await postgres.createDatabase(),
-    seedFile: DEMO_SEED_FILE,
-    authSecret,
-    webhookUrl: `${receiver.url}/hooks/workforce`,
-    webhookSecret,
+  rig = await startKitRig(
     // A killed process's claimed deliveries come back to the other within 2 s.
-    env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_LEASE_MS: '2000' },
-  });
+    { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_LEASE_MS: '2000' },
+  );
 }, 120_000);
 
 afterAll(async () => {
-  await deployment?.close();
-  await receiver?.close();
-  await postgres?.destroy();
+  await rig?.close();
 });
+
+/** The rig beforeAll started. */
+function started(): KitRig {
+  if (rig === undefined) throw new Error('the deployment did not start');
+  return rig;
+}
 
 /** Resolves once the balancer has forwarded `more` requests beyond what it had. */
 async function forwardedMore(more: number): Promise<void> {
-  const total = () => deployment?.forwarded.reduce((a, b) => a + b, 0) ?? 0;
+  const total = () => rig?.deployment.forwarded.reduce((a, b) => a + b, 0) ?? 0;
   const target = total() + more;
   while (total() < target) await new Promise((resolve) => setImmediate(resolve));
 }
@@ -62,16 +44,16 @@ it('passes a --faults run with each process killed and restarted during it', asy
     for (const i of [0, 1]) {
       await forwardedMore(150);
       if (done) return;
-      await deployment?.kill(i);
+      await started().deployment.kill(i);
       kills.push(i);
-      await deployment?.restart(i);
+      await started().deployment.restart(i);
     }
   })();
   const report = await checkApiContract({
-    target: deployment?.url ?? '',
+    target: started().deployment.url,
     seed: DEMO_SEED_FILE,
-    auth: { hs256Secret: authSecret, issuer: 'https://id.example.com/', audience: 'workforce-api' },
-    events: receiver as WebhookReceiver,
+    auth: started().auth,
+    events: started().receiver,
     only: ['concurrent'],
     faults: true,
     rngSeed: 41,
