@@ -4,40 +4,19 @@
 // way each, the run fails, and only the rule of that way leads the report. The lost update whose
 // answers agree (shift deletes that skip the version check and date their change alike) is
 // caught only by its events, and the HTML report draws them.
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { causeFirst } from '../src/failure-order.js';
 import {
   type ContractOptions,
-  checkApiContract,
   formatReport,
   type PropertyResult,
   type Report,
   toHtmlReport,
 } from '../src/index.js';
-import { type EventTarget, type RecorderFault, recordedTarget } from './support/event-targets.js';
-import { AUTH, demoSeedJson } from './support/router-target.js';
+import { eventRuns, type RecorderFault, recordedTarget } from './support/event-targets.js';
 
-let made: EventTarget | undefined;
-afterEach(async () => {
-  await made?.close();
-  made = undefined;
-});
-
-/** A run of the kit against `target`, its events checked. */
-async function run(target: EventTarget, options: Partial<ContractOptions> = {}): Promise<Report> {
-  made = target;
-  return checkApiContract({
-    target: target.target,
-    seed: demoSeedJson,
-    auth: AUTH,
-    events: target.events,
-    rngSeed: 41,
-    runs: 25,
-    shrinkTimeLimitMs: 500,
-    eventsTimeoutMs: 500,
-    ...options,
-  });
-}
+/** A run of the kit against a target, its events checked. */
+const run = eventRuns(41);
 
 /**
  * The run failed, `rule` leads its report, and no failure names another rule, but for one that

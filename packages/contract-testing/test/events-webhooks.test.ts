@@ -3,32 +3,12 @@
 // order, signed by the server's own deliverer, retried until a 2xx), against the reference router
 // over the memory store: right, a run passes with each event's record held to the answer and its
 // body to the spec, and no false alarm; wrong one way each, only that way's rule leads the report.
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { causeFirst } from '../src/failure-order.js';
-import { type ContractOptions, checkApiContract, formatReport, type Report } from '../src/index.js';
-import { type EventTarget, type WebhookFault, webhookTarget } from './support/event-targets.js';
-import { AUTH, demoSeedJson } from './support/router-target.js';
+import { formatReport } from '../src/index.js';
+import { eventRuns, type WebhookFault, webhookTarget } from './support/event-targets.js';
 
-let made: EventTarget | undefined;
-afterEach(async () => {
-  await made?.close();
-  made = undefined;
-});
-
-async function run(target: EventTarget, options: Partial<ContractOptions> = {}): Promise<Report> {
-  made = target;
-  return checkApiContract({
-    target: target.target,
-    seed: demoSeedJson,
-    auth: AUTH,
-    events: target.events,
-    rngSeed: 43,
-    runs: 25,
-    shrinkTimeLimitMs: 500,
-    eventsTimeoutMs: 500,
-    ...options,
-  });
-}
+const run = eventRuns(43);
 
 it('passes a run against the router whose webhooks are right: records, bodies and signatures held', async () => {
   const report = await run(await webhookTarget(), { runs: 50, eventsTimeoutMs: 10_000 });

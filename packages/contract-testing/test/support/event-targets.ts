@@ -24,10 +24,12 @@ import type { ApiStore } from '@workforce-kit/express-adapter';
 import { createWebhookDeliverer } from '@workforce-kit/server';
 import type { RequestHandler } from 'express';
 import { errAsync, type Result, type ResultAsync } from 'neverthrow';
+import { afterEach } from 'vitest';
 import { createEventRecorder, type EventRecorder } from '../../src/event-source.js';
+import { type ContractOptions, checkApiContract, type Report } from '../../src/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../src/webhook-receiver.js';
 import { after, blindWrite, nextTurn } from './mutants.js';
-import { type RouterTarget, routerTarget } from './router-target.js';
+import { AUTH, demoSeedJson, type RouterTarget, routerTarget } from './router-target.js';
 
 /** A webhook secret, as the reference server is given one. */
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -346,5 +348,34 @@ async function droppingProxy(to: string): Promise<{ url: string; close(): Promis
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A file's kit runs against event targets, at `rngSeed`, each target closed after its test (this
+ * registers an `afterEach`: call it at the file's top level). A run is short unless `options` say
+ * otherwise: 25 runs, 500 ms to shrink and to wait for events.
+ */
+export function eventRuns(
+  rngSeed: number,
+): (target: EventTarget, options?: Partial<ContractOptions>) => Promise<Report> {
+  let made: EventTarget | undefined;
+  afterEach(async () => {
+    await made?.close();
+    made = undefined;
+  });
+  return (target, options = {}) => {
+    made = target;
+    return checkApiContract({
+      target: target.target,
+      seed: demoSeedJson,
+      auth: AUTH,
+      events: target.events,
+      rngSeed,
+      runs: 25,
+      shrinkTimeLimitMs: 500,
+      eventsTimeoutMs: 500,
+      ...options,
+    });
   };
 }
