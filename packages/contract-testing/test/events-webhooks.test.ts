@@ -27,20 +27,24 @@ it('passes a run against the router whose webhooks are right: records, bodies an
   expect(rules['event-record']).toBeGreaterThanOrEqual((report.events?.delivered ?? 0) - recovered);
 });
 
-const FAULTS: readonly (readonly [WebhookFault, string])[] = [
-  ['delivered-twice-under-two-ids', 'event-per-change'],
-  ['dropped-after-2xx', 'events-delivered'],
-  ['record-not-the-answer', 'event-record'],
-  ['bad-signature', 'webhook-signature'],
+// Each fault, the rule that leads, and the rules the same fault may also break: an event doubled
+// for a call the kit hung up on (or that timed out) breaks "zero events or one" rather than
+// "exactly one", which is the same bug seen on an indeterminate call, not a false alarm.
+const FAULTS: readonly (readonly [WebhookFault, string, readonly string[]])[] = [
+  ['delivered-twice-under-two-ids', 'event-per-change', ['indeterminate-event']],
+  ['dropped-after-2xx', 'events-delivered', []],
+  ['record-not-the-answer', 'event-record', []],
+  ['bad-signature', 'webhook-signature', []],
 ];
 
 it.each(FAULTS)(
   'fails a target whose webhooks are wrong (%s): rule %s leads',
-  async (fault, rule) => {
+  async (fault, rule, alsoBroken) => {
     const report = await run(await webhookTarget(fault));
     const failed = causeFirst(report.results);
     expect(failed[0]?.rule, formatReport(report)).toBe(rule);
-    expect(new Set(failed.map((r) => r.rule))).toEqual(new Set([rule]));
+    const others = failed.map((r) => r.rule).filter((r) => r !== rule);
+    expect(others.filter((r) => !alsoBroken.includes(r))).toEqual([]);
     if (fault === 'dropped-after-2xx') {
       // Nothing the kit saw was wrong: the end of the run counts the event lost.
       expect(failed.map((r) => r.name)).toEqual(['events.delivery']);
