@@ -16,6 +16,7 @@ export const LONGEST_FIRST = [
   'packages/contract-testing/test/mutation-suite.test.ts',
   'test/e2e/reference-server.test.ts',
   'test/webhooks/webhooks-scale-out.test.ts',
+  'test/scale-out/events-faults.test.ts',
   'test/e2e/observability.test.ts',
   'test/property/spec-driven.test.ts',
   'packages/contract-testing/test/concurrent-no-false-alarms.test.ts',

@@ -11,6 +11,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '@workforce-kit/contr
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
 import { killTree } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /** Options of {@link startEventsDeployment}. */
 export interface EventsDeploymentOptions {
@@ -38,6 +39,8 @@ export interface EventsDeployment {
   readonly servers: readonly ServerProcess[];
   /** Requests the balancer forwarded, by process. */
   readonly forwarded: readonly number[];
+  /** Answers of status `status` the balancer passed back so far, from process `i` or from all. */
+  answered(status: number, i?: number): number;
   /** SIGKILLs process `i` (its deliveries' claims come back to the others after their lease). */
   kill(i: number): Promise<void>;
   /** Starts process `i` again on its port (after {@link kill}). */
@@ -95,6 +98,8 @@ export async function startEventsDeployment(
     throw (failed as PromiseRejectedResult).reason;
   }
   const forwarded = ports.map(() => 0);
+  /** Answers by process, then by status. */
+  const statuses = ports.map(() => new Map<number, number>());
   let next = 0;
   const balancer: Server = createServer((req, res) => {
     const index = next++ % ports.length;
@@ -108,7 +113,10 @@ export async function startEventsDeployment(
         headers: endToEnd(req.headers),
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        const status = answer.statusCode ?? 502;
+        const byStatus = statuses[index] as Map<number, number>;
+        byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+        res.writeHead(status, endToEnd(answer.headers));
         answer.pipe(res);
       },
     );
@@ -122,6 +130,11 @@ export async function startEventsDeployment(
     url: `http://127.0.0.1:${port}`,
     servers,
     forwarded,
+    answered: (status, i) =>
+      (i === undefined ? statuses : statuses.slice(i, i + 1)).reduce(
+        (sum, byStatus) => sum + (byStatus.get(status) ?? 0),
+        0,
+      ),
     kill: async (i) => {
       const server = servers[i] as ServerProcess;
       const exited = new Promise((resolve) => server.process.once('exit', resolve));
@@ -150,6 +163,8 @@ export interface KitRig {
   readonly receiver: WebhookReceiver;
   /** Two processes on one new database of a PostgreSQL server of the test's own. */
   readonly deployment: EventsDeployment;
+  /** The TCP proxy the processes reach the database through, when asked for: to break it. */
+  readonly databaseProxy?: TcpProxy;
   /** The kit's `auth`: the HS256 secret, issuer and audience the deployment takes. */
   readonly auth: {
     readonly hs256Secret: string;
@@ -162,24 +177,37 @@ export interface KitRig {
 
 /**
  * Starts a PostgreSQL server, the kit's webhook receiver, and a deployment of two processes on
- * one database of it sending their webhooks to the receiver, loaded with the demo seed; what has
- * started is stopped again if a later part fails.
+ * one database of it sending their webhooks to the receiver, loaded with the demo seed; with
+ * `databaseProxy`, the processes reach the database through a TCP proxy (the rig's
+ * `databaseProxy`). What has started is stopped again if a later part fails.
  */
-export async function startKitRig(env?: Readonly<Record<string, string>>): Promise<KitRig> {
+export async function startKitRig(
+  env?: Readonly<Record<string, string>>,
+  options: { readonly databaseProxy?: boolean } = {},
+): Promise<KitRig> {
   const authSecret = randomBytes(32).toString('hex');
   const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
   let postgres: PostgresServer | undefined;
   let receiver: WebhookReceiver | undefined;
+  let databaseProxy: TcpProxy | undefined;
   const close = async (deployment?: EventsDeployment) => {
     await deployment?.close();
+    await databaseProxy?.close();
     await receiver?.close();
     await postgres?.destroy();
   };
   try {
     postgres = await startPostgresServer();
     receiver = await startWebhookReceiver({ secret: webhookSecret });
+    const database = await postgres.createDatabase();
+    if (options.databaseProxy === true) {
+      databaseProxy = await startTcpProxy({
+        host: '127.0.0.1',
+        port: Number(new URL(database).port),
+      });
+    }
     const deployment = await startEventsDeployment({
-      databaseUrl: await postgres.createDatabase(),
+      databaseUrl: databaseProxy?.through(database) ?? database,
       seedFile: DEMO_SEED_FILE,
       authSecret,
       webhookUrl: `${receiver.url}/hooks/workforce`,
@@ -189,6 +217,7 @@ export async function startKitRig(env?: Readonly<Record<string, string>>): Promi
     return {
       receiver,
       deployment,
+      ...(databaseProxy === undefined ? {} : { databaseProxy }),
       auth: {
         hs256Secret: authSecret,
         issuer: 'https://id.example.com/',

@@ -1,59 +1,52 @@
 // The contract kit under --faults (issue 41, "How it must be shown"): two reference-server
 // processes on one PostgreSQL server behind a round-robin balancer, their webhooks through the
-// one outbox to the kit's receiver, and each process killed (SIGKILL) and restarted during the
-// concurrent group's run, one after the other. Calls the balancer could not take to a process are
-// indeterminate and counted as availability; no rule is broken and no event is lost, doubled or
-// invented: a change a killed process made is delivered by the other's relay once its claim's
-// lease (2 s here) runs out, and a record a killed process's call named starts its next case from
-// any state (the database may commit that call's statement after the case ended).
-import { checkApiContract, formatReport } from '@workforce-kit/contract-testing';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+// one outbox to the kit's receiver, broken during the concurrent group's run in two ways, each in
+// a deployment of its own (a run needs a freshly seeded target):
+// - processes killed (SIGKILL) and restarted, process 0 twice and process 1 once;
+// - the database black-holed by a TCP proxy until each process has answered 503, then every
+//   connection to it reset, twice.
+// Calls the balancer could not take to a process, and 503s, are indeterminate and counted as
+// availability; no rule is broken and no event is lost, doubled or invented. A change a killed
+// process made is delivered by the other's relay once its claim's lease (2 s here) runs out, and a
+// record an indeterminate call named starts its next case from any state (the database may commit
+// that call's statement after the case ended).
+import { checkApiContract, formatReport, type Report } from '@workforce-kit/contract-testing';
+import { afterEach, expect, it } from 'vitest';
 import { DEMO_SEED_FILE, type KitRig, startKitRig } from './events-deployment.js';
 
 let rig: KitRig | undefined;
 
-beforeAll(async () => {
-  rig = await startKitRig(
-    // A killed process's claimed deliveries come back to the other within 2 s.
-    { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_LEASE_MS: '2000' },
-  );
-}, 120_000);
-
-afterAll(async () => {
+afterEach(async () => {
   await rig?.close();
+  rig = undefined;
 });
 
-/** The rig beforeAll started. */
-function started(): KitRig {
-  if (rig === undefined) throw new Error('the deployment did not start');
-  return rig;
+/** A killed process's claimed deliveries come back to the other within 2 s. */
+const ENV = { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_LEASE_MS: '2000' };
+
+/** Resolves once `reached()` holds, looking again on each turn of the event loop. */
+async function until(reached: () => boolean): Promise<void> {
+  while (!reached()) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Resolves once the balancer has forwarded `more` requests beyond what it had. */
-async function forwardedMore(more: number): Promise<void> {
-  const total = () => rig?.deployment.forwarded.reduce((a, b) => a + b, 0) ?? 0;
-  const target = total() + more;
-  while (total() < target) await new Promise((resolve) => setImmediate(resolve));
-}
+/** Requests the balancer has forwarded so far. */
+const forwarded = (started: KitRig) => started.deployment.forwarded.reduce((a, b) => a + b, 0);
 
-it('passes a --faults run with each process killed and restarted during it', async () => {
+/**
+ * The concurrent group's --faults run against `started`, while `breakIt` breaks it (told when the
+ * run has ended, so that it stops), and what it holds of every --faults run.
+ */
+async function runWhileBroken(
+  started: KitRig,
+  breakIt: (ended: () => boolean) => Promise<void>,
+): Promise<Report> {
   let done = false;
-  const kills: number[] = [];
-  // Each process in turn: killed once the run is under way, restarted at once.
-  const breaking = (async () => {
-    for (const i of [0, 1]) {
-      await forwardedMore(150);
-      if (done) return;
-      await started().deployment.kill(i);
-      kills.push(i);
-      await started().deployment.restart(i);
-    }
-  })();
+  const breaking = breakIt(() => done);
   const report = await checkApiContract({
-    target: started().deployment.url,
+    target: started.deployment.url,
     seed: DEMO_SEED_FILE,
-    auth: started().auth,
-    events: started().receiver,
+    auth: started.auth,
+    events: started.receiver,
     only: ['concurrent'],
     faults: true,
     rngSeed: 41,
@@ -63,10 +56,55 @@ it('passes a --faults run with each process killed and restarted during it', asy
     done = true;
   });
   await breaking;
-  expect(kills).toEqual([0, 1]);
   expect(report.ok, formatReport(report)).toBe(true);
-  expect(report.availability?.unanswered).toBeGreaterThan(0);
   expect(report.events).toMatchObject({ lost: 0, unexpected: 0, duplicated: 0, refused: 0 });
   expect(report.events?.delivered).toBe(report.events?.changes);
   console.info(formatReport(report, { lines: false }).split('\n').slice(-5).join('\n'));
-}, 180_000);
+  return report;
+}
+
+it('passes a --faults run with the processes killed and restarted, one of them twice', async () => {
+  rig = await startKitRig(ENV);
+  const started = rig;
+  const kills: number[] = [];
+  const report = await runWhileBroken(started, async (ended) => {
+    for (const i of [0, 1, 0]) {
+      const next = forwarded(started) + 150;
+      await until(() => ended() || forwarded(started) >= next);
+      if (ended()) return;
+      await started.deployment.kill(i);
+      kills.push(i);
+      await started.deployment.restart(i);
+    }
+  });
+  expect(kills).toEqual([0, 1, 0]);
+  expect(report.availability?.unanswered).toBeGreaterThan(0);
+}, 240_000);
+
+it('passes a --faults run with the database black-holed, then reset, twice', async () => {
+  // A query stuck in the black hole fails after a second (the server's query timeout is its
+  // request timeout less a second), and the request is answered 503 at 2 s.
+  rig = await startKitRig({ ...ENV, REQUEST_TIMEOUT_MS: '2000' }, { databaseProxy: true });
+  const started = rig;
+  const proxy = started.databaseProxy;
+  if (proxy === undefined) throw new Error('the rig has no database proxy');
+  let holes = 0;
+  const report = await runWhileBroken(started, async (ended) => {
+    for (let i = 0; i < 2; i++) {
+      const next = forwarded(started) + 150;
+      await until(() => ended() || forwarded(started) >= next);
+      if (ended()) return;
+      const refusedBy = (i: number) => started.deployment.answered(503, i);
+      const before = [refusedBy(0), refusedBy(1)];
+      proxy.blackHole();
+      // Held until each process has answered 503 for it (or the run ended meanwhile).
+      await until(() => ended() || before.every((count, i) => refusedBy(i) > count));
+      proxy.resetAll();
+      holes++;
+    }
+  });
+  expect(holes).toBe(2);
+  expect(started.deployment.answered(503, 0)).toBeGreaterThanOrEqual(2);
+  expect(started.deployment.answered(503, 1)).toBeGreaterThanOrEqual(2);
+  expect(report.availability?.serviceUnavailable).toBeGreaterThan(0);
+}, 240_000);
