@@ -89,6 +89,7 @@ it('passes a --faults run with the database black-holed, then reset, twice', asy
   const proxy = started.databaseProxy;
   if (proxy === undefined) throw new Error('the rig has no database proxy');
   let holes = 0;
+  const connectedBefore = proxy.connections;
   const report = await runWhileBroken(started, async (ended) => {
     for (let i = 0; i < 2; i++) {
       const next = forwarded(started) + 150;
@@ -104,6 +105,8 @@ it('passes a --faults run with the database black-holed, then reset, twice', asy
     }
   });
   expect(holes).toBe(2);
+  // The processes connected again after each reset.
+  expect(proxy.connections).toBeGreaterThan(connectedBefore);
   expect(started.deployment.answered(503, 0)).toBeGreaterThanOrEqual(2);
   expect(started.deployment.answered(503, 1)).toBeGreaterThanOrEqual(2);
   expect(report.availability?.serviceUnavailable).toBeGreaterThan(0);
