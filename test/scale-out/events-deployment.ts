@@ -163,6 +163,8 @@ export interface KitRig {
   readonly receiver: WebhookReceiver;
   /** Two processes on one new database of a PostgreSQL server of the test's own. */
   readonly deployment: EventsDeployment;
+  /** The deployment's database, reached directly (not through {@link databaseProxy}). */
+  readonly databaseUrl: string;
   /** The TCP proxy the processes reach the database through, when asked for: to break it. */
   readonly databaseProxy?: TcpProxy;
   /** The kit's `auth`: the HS256 secret, issuer and audience the deployment takes. */
@@ -217,6 +219,7 @@ export async function startKitRig(
     return {
       receiver,
       deployment,
+      databaseUrl: database,
       ...(databaseProxy === undefined ? {} : { databaseProxy }),
       auth: {
         hs256Secret: authSecret,
