@@ -3,8 +3,8 @@
 // one outbox to the kit's receiver, broken during the concurrent group's run in two ways, each in
 // a deployment of its own (a run needs a freshly seeded target):
 // - processes killed (SIGKILL) and restarted, process 0 twice and process 1 once;
-// - the database black-holed by a TCP proxy until each process has answered 503, then every
-//   connection to it reset, twice.
+// - the database black-holed by a TCP proxy until each process has answered a request of the
+//   test's own 503, then every connection to it reset, twice.
 // Calls the balancer could not take to a process, and 503s, are indeterminate and counted as
 // availability; no rule is broken and no event is lost, doubled or invented. A change a killed
 // process made is delivered by the other's relay once its claim's lease (2 s here) runs out, and a
@@ -13,7 +13,11 @@
 import { checkApiContract, formatReport, type Report } from '@workforce-kit/contract-testing';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
+import { signJwt } from '../support/sign-jwt.js';
 import { DEMO_SEED_FILE, type KitRig, startKitRig } from './events-deployment.js';
+
+/** The demo seed's first restaurant, which the black-hole test's own requests read. */
+const DEMO_RESTAURANT = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
 
 let rig: KitRig | undefined;
 
@@ -110,26 +114,37 @@ it('passes a --faults run with the database black-holed, then reset, twice', asy
   const started = rig;
   const proxy = started.databaseProxy;
   if (proxy === undefined) throw new Error('the rig has no database proxy');
-  let holes = 0;
+  // The hole ends on the test's own requests, one to each process: the kit's may all be waiting
+  // meanwhile for the events of the changes before it, which cannot come through the hole.
+  const now = Math.floor(Date.now() / 1000);
+  const { hs256Secret, issuer, audience } = started.auth;
+  const claims = { scope: 'restaurants:read', restaurants: [DEMO_RESTAURANT], iat: now };
+  const token = signJwt({ ...claims, iss: issuer, aud: audience, exp: now + 900 }, hs256Secret);
+  const probe = async (i: number) => {
+    const server = started.deployment.servers[i];
+    const res = await fetch(`${server?.url}/restaurants/v1/restaurants/${DEMO_RESTAURANT}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'platform-restaurant-external-id': DEMO_RESTAURANT,
+      },
+    });
+    await res.text();
+    return res.status;
+  };
+  const probed: number[] = [];
   const connectedBefore = proxy.connections;
-  const report = await runWhileBroken(started, async (ended) => {
-    for (let i = 0; i < 2; i++) {
+  await runWhileBroken(started, async (ended) => {
+    for (let hole = 0; hole < 2; hole++) {
       const next = forwarded(started) + 150;
       await until(() => ended() || forwarded(started) >= next);
       if (ended()) return;
-      const refusedBy = (i: number) => started.deployment.answered(503, i);
-      const before = [refusedBy(0), refusedBy(1)];
       proxy.blackHole();
-      // Held until each process has answered 503 for it (or the run ended meanwhile).
-      await until(() => ended() || before.every((count, i) => refusedBy(i) > count));
+      // Held until each process has answered a request 503 with its database cut off.
+      probed.push(...(await Promise.all([probe(0), probe(1)])));
       proxy.resetAll();
-      holes++;
     }
   });
-  expect(holes).toBe(2);
+  expect(probed).toEqual([503, 503, 503, 503]);
   // The processes connected again after each reset.
   expect(proxy.connections).toBeGreaterThan(connectedBefore);
-  expect(started.deployment.answered(503, 0)).toBeGreaterThanOrEqual(2);
-  expect(started.deployment.answered(503, 1)).toBeGreaterThanOrEqual(2);
-  expect(report.availability?.serviceUnavailable).toBeGreaterThan(0);
 }, 240_000);
