@@ -15,6 +15,9 @@ describeStoreConformance("SQLite (better-sqlite3), the app's own tables", () => 
 
 // With SQLITE_STORE_BUGS (a comma-separated list of STORE_BUGS), the suite once more with each
 // bug switched on: what test/store-bugs.test.ts runs in a child process, expecting it to fail.
+// A fixed seed, so that the shuffled races interleave the same way at each run.
 for (const bug of process.env.SQLITE_STORE_BUGS?.split(',').filter(Boolean) ?? []) {
-  describeStoreConformance(`SQLite with the bug ${bug}`, () => freshStore([bug as StoreBug]));
+  describeStoreConformance(`SQLite with the bug ${bug}`, () => freshStore([bug as StoreBug]), {
+    seed: Number(process.env.SQLITE_CONFORMANCE_SEED ?? 1),
+  });
 }

@@ -16,25 +16,28 @@ interface Waits {
 /**
  * How the conformance suite defers the calls it makes to a store, so that concurrent callers
  * interleave their reads and writes even on a store that answers at once: what to wait before a
- * call, and before its answer is given.
+ * call, and before its answer is given, given where the shuffled turns' counts come from.
  * - `microtask`: each call runs in a later microtask (a promise job);
  * - `event-loop turn`: each call runs in a later turn of the event loop (`setImmediate`), and its
  *   answer comes back one turn after it, as a database's answer comes back over a socket;
- * - `shuffled turns`: each call, and each answer, waits 0 to 3 turns, at random, so that
- *   concurrent calls reach the store, and their answers their callers, out of the order they were
- *   made in.
+ * - `shuffled turns`: each call, and each answer, waits 0 to 3 turns, as `turnCount` says (at
+ *   random, or from a seed), so that concurrent calls reach the store, and their answers their
+ *   callers, out of the order they were made in.
  */
 const WAITS = {
-  microtask: { before: () => Promise.resolve() },
-  'event-loop turn': { before: turn, after: turn },
-  'shuffled turns': {
-    before: () => turns(Math.floor(Math.random() * 4)),
-    after: () => turns(Math.floor(Math.random() * 4)),
-  },
-} as const satisfies Record<string, Waits>;
+  microtask: () => ({ before: () => Promise.resolve() }),
+  'event-loop turn': () => ({ before: turn, after: turn }),
+  'shuffled turns': (turnCount: () => number) => ({
+    before: () => turns(turnCount()),
+    after: () => turns(turnCount()),
+  }),
+} as const satisfies Record<string, (turnCount: () => number) => Waits>;
 
 /** One of the ways of {@link WAITS}. */
 export type Deferral = keyof typeof WAITS;
+
+/** 0 to 3 turns, at random. */
+const randomTurns = () => Math.floor(Math.random() * 4);
 
 /**
  * A store whose every call (but `close`) runs later, as `deferral` says, and answers with a
@@ -42,10 +45,16 @@ export type Deferral = keyof typeof WAITS;
  *
  * @param store - the store to wrap
  * @param deferral - how long each call and its answer wait
+ * @param turnCount - with `shuffled turns`, the turns of each wait, 0 to 3 (the conformance suite
+ *   draws them from its seed, so that a run is the same again with it): at random by default
  * @returns the same store, answering later
  */
-export function deferredStore(store: WorkforceStore, deferral: Deferral): WorkforceStore {
-  const { before, after }: Waits = WAITS[deferral];
+export function deferredStore(
+  store: WorkforceStore,
+  deferral: Deferral,
+  turnCount: () => number = randomTurns,
+): WorkforceStore {
+  const { before, after }: Waits = WAITS[deferral](turnCount);
   const later =
     <A extends unknown[], T, E>(method: string, call: (...args: A) => MaybeAsync<Result<T, E>>) =>
     (...args: A): ResultAsync<T, E> =>

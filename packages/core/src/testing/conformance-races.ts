@@ -2,6 +2,7 @@
 // given and with every call the test makes deferred, each form of deferral in turn, so that
 // concurrent callers interleave their reads and writes even on a store that answers at once (one
 // over better-sqlite3, the memory store).
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../events.js';
 import type { WorkforceStore } from '../ports.js';
@@ -42,6 +43,22 @@ const FORMS = {
 } as const satisfies Partial<Record<'the store as given' | Deferral, string>>;
 type Form = keyof typeof FORMS;
 
+/** How many turns of the event loop the shuffled waits draw from, before they start over. */
+const TURN_DRAWS = 4096;
+
+/**
+ * The shuffled waits' turn counts, 0 to 3, drawn from the suite's seed (fast-check's generator):
+ * each test's race interleaves the same way again when the suite is given the same seed.
+ */
+function seededTurns(seed: number): () => number {
+  const [counts = []] = fc.sample(
+    fc.array(fc.integer({ min: 0, max: 3 }), { minLength: TURN_DRAWS, maxLength: TURN_DRAWS }),
+    { seed, numRuns: 1 },
+  );
+  let next = 0;
+  return () => counts[next++ % counts.length] ?? 0;
+}
+
 /** What the outcomes of concurrent calls were, for a failure: `[ok, VersionConflict, …]`. */
 const outcomes = (results: readonly ({ isOk(): boolean; error?: unknown } | undefined)[]) =>
   shown(
@@ -63,7 +80,9 @@ function describeRacesOn(ctx: ConformanceContext, form: Form): void {
     let raced: WorkforceStore;
     beforeEach(() => {
       raced =
-        form === 'the store as given' ? ctx.store() : deferredStore(ctx.store(), form as Deferral);
+        form === 'the store as given'
+          ? ctx.store()
+          : deferredStore(ctx.store(), form as Deferral, seededTurns(ctx.seed));
     });
     const { concurrency, restaurantA, restaurantB } = ctx;
     const deps = () => ({

@@ -38,8 +38,9 @@ export interface StoreConformanceOptions {
   /** How many concurrent callers the race tests start. @default 8 */
   readonly concurrency?: number;
   /**
-   * fast-check's seed for the records the round-trip tests generate; a failure of theirs names
-   * the seed it ran with, so that the same records can be generated again. @default random
+   * fast-check's seed for the records the round-trip tests generate (a failure of theirs names the
+   * seed it ran with, so that the same records can be generated again) and for the turns the race
+   * tests' shuffled calls wait (the same seed interleaves them the same way). @default random
    */
   readonly seed?: number;
 }
