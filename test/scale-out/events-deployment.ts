@@ -39,8 +39,6 @@ export interface EventsDeployment {
   readonly servers: readonly ServerProcess[];
   /** Requests the balancer forwarded, by process. */
   readonly forwarded: readonly number[];
-  /** Answers of status `status` the balancer passed back so far, from process `i` or from all. */
-  answered(status: number, i?: number): number;
   /** SIGKILLs process `i` (its deliveries' claims come back to the others after their lease). */
   kill(i: number): Promise<void>;
   /** Starts process `i` again on its port (after {@link kill}). */
@@ -98,8 +96,6 @@ export async function startEventsDeployment(
     throw (failed as PromiseRejectedResult).reason;
   }
   const forwarded = ports.map(() => 0);
-  /** Answers by process, then by status. */
-  const statuses = ports.map(() => new Map<number, number>());
   let next = 0;
   const balancer: Server = createServer((req, res) => {
     const index = next++ % ports.length;
@@ -113,10 +109,7 @@ export async function startEventsDeployment(
         headers: endToEnd(req.headers),
       },
       (answer) => {
-        const status = answer.statusCode ?? 502;
-        const byStatus = statuses[index] as Map<number, number>;
-        byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-        res.writeHead(status, endToEnd(answer.headers));
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);
       },
     );
@@ -130,11 +123,6 @@ export async function startEventsDeployment(
     url: `http://127.0.0.1:${port}`,
     servers,
     forwarded,
-    answered: (status, i) =>
-      (i === undefined ? statuses : statuses.slice(i, i + 1)).reduce(
-        (sum, byStatus) => sum + (byStatus.get(status) ?? 0),
-        0,
-      ),
     kill: async (i) => {
       const server = servers[i] as ServerProcess;
       const exited = new Promise((resolve) => server.process.once('exit', resolve));

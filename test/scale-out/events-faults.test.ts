@@ -10,6 +10,7 @@
 // process made is delivered by the other's relay once its claim's lease (2 s here) runs out, and a
 // record an indeterminate call named starts its next case from any state (the database may commit
 // that call's statement after the case ended).
+import { readFileSync } from 'node:fs';
 import { checkApiContract, formatReport, type Report } from '@workforce-kit/contract-testing';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
@@ -17,7 +18,14 @@ import { signJwt } from '../support/sign-jwt.js';
 import { DEMO_SEED_FILE, type KitRig, startKitRig } from './events-deployment.js';
 
 /** The demo seed's first restaurant, which the black-hole test's own requests read. */
-const DEMO_RESTAURANT = 'b7f1c3a2-4e5d-4f60-8a9b-0c1d2e3f4a5b';
+const DEMO_RESTAURANT = (() => {
+  const seed = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8')) as {
+    restaurants: { guid: string }[];
+  };
+  const guid = seed.restaurants[0]?.guid;
+  if (guid === undefined) throw new Error(`no restaurant in ${DEMO_SEED_FILE}`);
+  return guid;
+})();
 
 let rig: KitRig | undefined;
 

@@ -6,8 +6,6 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /** A running proxy: see {@link startTcpProxy}. */
 export interface TcpProxy {
-  /** The loopback port it listens on. */
-  readonly port: number;
   /** `url` with its port replaced by the proxy's: the same server, through the proxy. */
   through(url: string): string;
   /** From now on no byte passes, either way, on any connection, open or new. */
@@ -66,7 +64,6 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pairs.clear();
   };
   return {
-    port: address.port,
     through: (url) => {
       const proxied = new URL(url);
       proxied.hostname = '127.0.0.1';
