@@ -82,7 +82,11 @@ function describeRacesOn(ctx: ConformanceContext, form: Form): void {
       raced =
         form === 'the store as given'
           ? ctx.store()
-          : deferredStore(ctx.store(), form as Deferral, seededTurns(ctx.seed));
+          : deferredStore(
+              ctx.store(),
+              form as Deferral,
+              form === 'shuffled turns' ? seededTurns(ctx.seed) : undefined,
+            );
     });
     const { concurrency, restaurantA, restaurantB } = ctx;
     const deps = () => ({
