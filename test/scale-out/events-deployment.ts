@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startWebhookReceiver, type WebhookReceiver } from '@workforce-kit/contract-testing';
 import { type PostgresServer, startPostgresServer } from '@workforce-kit/postgres/testing';
+import { freePort } from '../../packages/contract-testing/test/support/free-port.js';
 import { killTree } from '../support/processes.js';
 import { type ServerProcess, startReferenceServer } from '../support/reference-server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -45,18 +46,6 @@ export interface EventsDeployment {
   restart(i: number): Promise<void>;
   /** Stops the balancer and every process. */
   close(): Promise<void>;
-}
-
-/** A loopback port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Headers that belong to one connection, not to the request (RFC 9110 §7.6.1). */

@@ -5,11 +5,11 @@
 // events timeout; its reports say what came.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Report } from '../src/index.js';
+import { freePort } from './support/free-port.js';
 import {
   kitServerEnv,
   runKit,
@@ -24,18 +24,6 @@ const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
 let folder: string;
 let server: ServerProcess | undefined;
 let port: number;
-
-/** A loopback port nothing listens on now, for the kit's receiver. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as { port: number };
-      probe.close(() => resolve(free));
-    });
-  });
-}
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'workforce-kit-events-'));
