@@ -2,19 +2,29 @@
 // host's own way: Nest's enableCors() on its Express and Fastify platforms, the cors middleware
 // before the Express router, @fastify/cors before the Fastify plugin. The page's requests carry a
 // bearer token and a restaurant header, and its change a JSON body, so Chromium sends a preflight
-// before each; a page of an origin the host's CORS does not name gets nothing.
+// before each; a page of an origin the host's CORS does not name gets nothing. And the contract
+// kit's checks of paths and methods pass through each host's CORS, which answers OPTIONS itself.
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fastifyCors from '@fastify/cors';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { checkApiContract, formatReport } from '@workforce-kit/contract-testing';
 import { aWorld } from '@workforce-kit/core/testing';
 import { createRouter } from '@workforce-kit/express-adapter';
 import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
-import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import {
+  RESTAURANT_HEADER,
+  TEST_SECRET,
+  testApiOptions,
+  tokenFor,
+} from '@workforce-kit/http/testing';
 import { WorkforceKitModule } from '@workforce-kit/nestjs';
+import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
+import { DEMO_SEED_FILE } from '@workforce-kit/server';
 import cors from 'cors';
 import express from 'express';
 import Fastify from 'fastify';
@@ -75,7 +85,7 @@ const HOSTS: readonly Host[] = [
   {
     name: 'the Fastify plugin behind @fastify/cors',
     async serve(options, settings) {
-      const app = Fastify({ forceCloseConnections: true });
+      const app = Fastify({ forceCloseConnections: true, frameworkErrors: frameworkErrors() });
       await app.register(fastifyCors, settings);
       await app.register(workforceKit, { ...options, prefix: '/api' });
       await app.listen({ port: 0, host: '127.0.0.1' });
@@ -197,6 +207,33 @@ describe('a page on another origin, in headless Chromium', () => {
       expect(blocked).toEqual({ failed: 'TypeError: Failed to fetch' });
     } finally {
       await context.close();
+      await served.close();
+    }
+  });
+});
+
+describe("the contract kit's stateless group, through the host's CORS", () => {
+  it.each(HOSTS)('passes through $name', async (host) => {
+    const json: unknown = JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8'));
+    const seed = parseSeed(json, new Date());
+    if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
+    const served = await host.serve(testApiOptions(seed.value, { rateLimit: false }), {
+      origin: 'https://backoffice.example.com',
+      methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      exposedHeaders: ['X-Request-Id'],
+    });
+    try {
+      // Wrong methods and unknown paths among them: none is OPTIONS, the CORS layer's to answer.
+      const report = await checkApiContract({
+        target: served.url,
+        seed: json as Record<string, unknown>,
+        auth: { hs256Secret: TEST_SECRET },
+        only: ['stateless'],
+        runs: 30,
+        rngSeed: 1,
+      });
+      expect(report.ok, formatReport(report)).toBe(true);
+    } finally {
       await served.close();
     }
   });
