@@ -1,23 +1,39 @@
 // A web app on one origin calling the API on another, in headless Chromium, with CORS set up the
 // host's own way: Nest's enableCors() on its Express and Fastify platforms, the cors middleware
-// before the Express router, @fastify/cors before the Fastify plugin. The page's requests carry a
+// before the Express router and the node:http handler, @fastify/cors before the Fastify plugin,
+// hono/cors before the fetch handler in Hono. The page's requests carry a
 // bearer token and a restaurant header, and its change a JSON body, so Chromium sends a preflight
-// before each; a page of an origin the host's CORS does not name gets nothing.
+// before each; a page of an origin the host's CORS does not name gets nothing. And the contract
+// kit's checks of paths and methods pass through each host's CORS, which answers OPTIONS itself.
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fastifyCors from '@fastify/cors';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { checkApiContract, formatReport } from '@workforce-kit/contract-testing';
 import { aWorld } from '@workforce-kit/core/testing';
 import { createRouter } from '@workforce-kit/express-adapter';
 import { frameworkErrors, workforceKit } from '@workforce-kit/fastify-adapter';
+import { createFetchHandler } from '@workforce-kit/fetch-adapter';
 import type { ApiOptions } from '@workforce-kit/http';
-import { RESTAURANT_HEADER, testApiOptions, tokenFor } from '@workforce-kit/http/testing';
+import {
+  RESTAURANT_HEADER,
+  TEST_SECRET,
+  testApiOptions,
+  tokenFor,
+} from '@workforce-kit/http/testing';
 import { WorkforceKitModule } from '@workforce-kit/nestjs';
+import { createRequestHandler } from '@workforce-kit/node-adapter';
+import { formatSeedIssues, parseSeed } from '@workforce-kit/seed-file';
+import { DEMO_SEED_FILE } from '@workforce-kit/server';
 import cors from 'cors';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { cors as honoCors } from 'hono/cors';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Served } from '../support/adapters.js';
@@ -75,11 +91,50 @@ const HOSTS: readonly Host[] = [
   {
     name: 'the Fastify plugin behind @fastify/cors',
     async serve(options, settings) {
-      const app = Fastify({ forceCloseConnections: true });
+      const app = Fastify({ forceCloseConnections: true, frameworkErrors: frameworkErrors() });
       await app.register(fastifyCors, settings);
       await app.register(workforceKit, { ...options, prefix: '/api' });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { url: `${origin(app.server)}/api`, close: () => app.close() };
+    },
+  },
+  {
+    name: 'the node:http handler behind cors()',
+    async serve(options, settings) {
+      const api = createRequestHandler(options);
+      const allowCors = cors(settings);
+      const server = await listening(
+        createServer((req, res) => allowCors(req, res, () => api(req, res))),
+      );
+      return {
+        url: origin(server),
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
+    },
+  },
+  {
+    name: 'the fetch handler in Hono behind hono/cors',
+    async serve(options, settings) {
+      const api = createFetchHandler({
+        ...options,
+        basePath: '/api',
+        nodeRequest: (_request, env: HttpBindings) => env.incoming,
+      });
+      const app = new Hono<{ Bindings: HttpBindings }>();
+      app.use(
+        '/api/*',
+        honoCors({
+          origin: settings.origin,
+          allowMethods: settings.methods,
+          exposeHeaders: settings.exposedHeaders,
+        }),
+      );
+      app.use(async (c, next) => (await api(c.req.raw, c.env)) ?? next());
+      const server = await listening(createServer(getRequestListener(app.fetch)));
+      return {
+        url: `${origin(server)}/api`,
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
     },
   },
 ];
@@ -197,6 +252,33 @@ describe('a page on another origin, in headless Chromium', () => {
       expect(blocked).toEqual({ failed: 'TypeError: Failed to fetch' });
     } finally {
       await context.close();
+      await served.close();
+    }
+  });
+});
+
+describe("the contract kit's stateless group, through the host's CORS", () => {
+  it.each(HOSTS)('passes through $name', async (host) => {
+    const json: unknown = JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8'));
+    const seed = parseSeed(json, new Date());
+    if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
+    const served = await host.serve(testApiOptions(seed.value, { rateLimit: false }), {
+      origin: 'https://backoffice.example.com',
+      methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      exposedHeaders: ['X-Request-Id'],
+    });
+    try {
+      // Wrong methods and unknown paths among them: none is OPTIONS, the CORS layer's to answer.
+      const report = await checkApiContract({
+        target: served.url,
+        seed: json as Record<string, unknown>,
+        auth: { hs256Secret: TEST_SECRET },
+        only: ['stateless'],
+        runs: 30,
+        rngSeed: 1,
+      });
+      expect(report.ok, formatReport(report)).toBe(true);
+    } finally {
       await served.close();
     }
   });

@@ -14,6 +14,15 @@ const allowedOn = (ops: readonly SpecOperation[]) => {
   return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
 };
 
+/**
+ * The methods these properties send: those a path item may hold, but OPTIONS. A deployment that
+ * browsers call answers OPTIONS with its host's CORS, in front of the API and whatever the API's
+ * methods (docs/embedding.md, "Called from a browser: CORS").
+ */
+const SENT_METHODS = OPENAPI_METHODS.filter((method) => method !== 'options').map((method) =>
+  method.toUpperCase(),
+);
+
 /** A request with a full grant's token and nothing else. */
 const bare = async (engine: Engine, method: string, path: string): Promise<WireRequest> => ({
   method,
@@ -36,11 +45,7 @@ function wrongMethod(engine: Engine): PropertyDefinition {
           .chain(([template, ops]) =>
             fc.tuple(
               fc.constant(template),
-              fc.constantFrom(
-                ...OPENAPI_METHODS.map((m) => m.toUpperCase()).filter(
-                  (m) => !allowedOn(ops).includes(m),
-                ),
-              ),
+              fc.constantFrom(...SENT_METHODS.filter((m) => !allowedOn(ops).includes(m))),
               fc
                 .array(
                   fc.oneof(
@@ -112,7 +117,7 @@ function unknownPath(engine: Engine): PropertyDefinition {
         fc
           .tuple(
             fc.oneof(nearMiss, anyUnder).filter((path) => !spec.matchesTemplate(path)),
-            fc.constantFrom(...OPENAPI_METHODS.map((m) => m.toUpperCase())),
+            fc.constantFrom(...SENT_METHODS),
           )
           // Printed in a counterexample as the HTTP call.
           .map(([path, method]) => printable({ path, method }, (c) => `${c.method} ${c.path}`)),
