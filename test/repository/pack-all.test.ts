@@ -1,10 +1,16 @@
 // What `npm run pack:all -- --for <package>` packs (scripts/pack-all.mjs): the package and the
-// workspace packages it depends on, nothing else; the docs' commands name packages it packs; and
-// the NestJS app of docs/embedding.md, with its test, needs none of the reference server's.
+// workspace packages it depends on, nothing else; the docs' commands name packages it packs; what
+// it prints for pnpm names every tarball packed; and the NestJS app of docs/embedding.md, with its
+// test, needs none of the reference server's.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packagesFor, publishablePackages } from '../../scripts/pack-all.mjs';
+import {
+  packagesFor,
+  pnpmInstructions,
+  publishablePackages,
+  tarballName,
+} from '../../scripts/pack-all.mjs';
 import { readDocuments } from '../docs/documents.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,6 +61,52 @@ describe('pack:all --for', () => {
     );
     expect(commands.filter(({ path }) => path === 'README.md')).not.toEqual([]);
     for (const { names } of commands) expect(() => packagesFor(names)).not.toThrow();
+  });
+});
+
+describe("pack:all's pnpm instructions", () => {
+  it('name each package by the file pnpm packs it to', () => {
+    expect(tarballName('@workforce-kit/express-adapter', '0.1.0')).toBe(
+      'workforce-kit-express-adapter-0.1.0.tgz',
+    );
+    expect(tarballName('@workforce-kit/core', '1.2.3-rc.1')).toBe(
+      'workforce-kit-core-1.2.3-rc.1.tgz',
+    );
+  });
+
+  it('override every packed package with its tarball, sorted, then add only those the app imports', () => {
+    const tarballs = new Map([
+      ['@workforce-kit/http', '/home/ana/wk/tarballs/workforce-kit-http-0.1.0.tgz'],
+      ['@workforce-kit/core', '/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz'],
+      [
+        '@workforce-kit/express-adapter',
+        '/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz',
+      ],
+      ['@workforce-kit/types', '/home/ana/wk/tarballs/workforce-kit-types-0.1.0.tgz'],
+    ]);
+    expect(pnpmInstructions(tarballs, ['@workforce-kit/express-adapter'])).toBe(
+      [
+        'With pnpm, which would fetch their dependencies from the registry instead, add to your',
+        'project\'s pnpm-workspace.yaml (before pnpm 10.5: "pnpm": { "overrides": … } in package.json):',
+        'overrides:',
+        '  "@workforce-kit/core": "file:/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz"',
+        '  "@workforce-kit/express-adapter": "file:/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz"',
+        '  "@workforce-kit/http": "file:/home/ana/wk/tarballs/workforce-kit-http-0.1.0.tgz"',
+        '  "@workforce-kit/types": "file:/home/ana/wk/tarballs/workforce-kit-types-0.1.0.tgz"',
+        'then, in your project: pnpm add @workforce-kit/express-adapter',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('quote a path as YAML reads it back (a Windows path, a space)', () => {
+    const text = pnpmInstructions(
+      new Map([['@workforce-kit/types', 'C:\\Users\\Ana Lima\\workforce-kit-types-0.1.0.tgz']]),
+      ['@workforce-kit/types'],
+    );
+    expect(text).toContain(
+      '  "@workforce-kit/types": "file:C:\\\\Users\\\\Ana Lima\\\\workforce-kit-types-0.1.0.tgz"\n',
+    );
   });
 });
 
