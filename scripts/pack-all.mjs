@@ -93,7 +93,7 @@ export function pnpmInstructions(tarballs, imported) {
     .map((name) => `  ${JSON.stringify(name)}: ${JSON.stringify(`file:${tarballs.get(name)}`)}\n`);
   return (
     'With pnpm, which would fetch their dependencies from the registry instead, add to your\n' +
-    'project\'s pnpm-workspace.yaml (before pnpm 10.5: "pnpm": { "overrides": … } in package.json):\n' +
+    'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):\n' +
     `overrides:\n${overrides.join('')}` +
     `then, in your project: pnpm add ${imported.join(' ')}\n`
   );

@@ -87,7 +87,7 @@ describe("pack:all's pnpm instructions", () => {
     expect(pnpmInstructions(tarballs, ['@workforce-kit/express-adapter'])).toBe(
       [
         'With pnpm, which would fetch their dependencies from the registry instead, add to your',
-        'project\'s pnpm-workspace.yaml (before pnpm 10.5: "pnpm": { "overrides": … } in package.json):',
+        'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
         'overrides:',
         '  "@workforce-kit/core": "file:/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz"',
         '  "@workforce-kit/express-adapter": "file:/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz"',
