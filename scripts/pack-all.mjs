@@ -20,7 +20,7 @@ import { ensurePnpm, env, installDependenciesIfChanged, root as workspace } from
 
 /**
  * The publishable packages of the workspace (packages/*, not private), by name: their manifests.
- * @returns {Map<string, { name: string, version: string, dependencies?: Record<string, string> }>}
+ * @returns {Map<string, { name: string, version: string, dependencies?: Record<string, string>, peerDependencies?: Record<string, string> }>}
  */
 export function publishablePackages() {
   const publishable = new Map();

@@ -24,6 +24,16 @@ async function workspaceImports(path: string): Promise<string[]> {
   return [...new Set(found)].sort();
 }
 
+/** Every `npm run pack:all -- --for …` of the documentation: its document, and the names. */
+async function documentedCommands() {
+  return (await readDocuments()).flatMap(({ path, text }) =>
+    [...text.matchAll(/npm run pack:all -- ((?:--for [^\s`]+ ?)+)/g)].map((match) => ({
+      path,
+      names: [...String(match[1]).matchAll(/--for ([^\s`]+)/g)].map((each) => String(each[1])),
+    })),
+  );
+}
+
 describe('pack:all --for', () => {
   it('packs the package named and the workspace packages it depends on, and nothing else', () => {
     expect(packagesFor(['@workforce-kit/nestjs'])).toEqual([
@@ -53,14 +63,29 @@ describe('pack:all --for', () => {
   });
 
   it('is what the README tells a user to run, and every command of the docs names packages it packs', async () => {
-    const commands = (await readDocuments()).flatMap(({ path, text }) =>
-      [...text.matchAll(/npm run pack:all -- ((?:--for \S+ ?)+)/g)].map((match) => ({
-        path,
-        names: [...String(match[1]).matchAll(/--for (\S+)/g)].map((each) => String(each[1])),
-      })),
-    );
+    const commands = await documentedCommands();
     expect(commands.filter(({ path }) => path === 'README.md')).not.toEqual([]);
     for (const { names } of commands) expect(() => packagesFor(names)).not.toThrow();
+  });
+
+  it('packs, in every command of the docs, an adapter for each package that serves through one', async () => {
+    // The NestJS module serves through the Express or the Fastify adapter: optional peers of it.
+    const publishable = publishablePackages();
+    const commands = await documentedCommands();
+    expect(commands.filter(({ names }) => names.includes('@workforce-kit/nestjs'))).not.toEqual([]);
+    for (const { path, names } of commands) {
+      const packed = packagesFor(names);
+      for (const name of packed) {
+        const servedThrough = Object.keys(publishable.get(name)?.peerDependencies ?? {}).filter(
+          (peer) => publishable.has(peer),
+        );
+        if (servedThrough.length === 0) continue;
+        expect(
+          servedThrough.filter((adapter) => packed.includes(adapter)),
+          `${path}: --for ${names.join(' --for ')} packs ${name} without ${servedThrough.join(' or ')}`,
+        ).not.toEqual([]);
+      }
+    }
   });
 });
 
