@@ -1,8 +1,9 @@
 // What `npm run pack:all -- --for <package>` packs (scripts/pack-all.mjs): the package and the
-// workspace packages it depends on, nothing else; the docs' commands name packages it packs; what
-// it prints for pnpm names every tarball packed; and the NestJS app of docs/embedding.md, with its
+// workspace packages it depends on, nothing else; the docs' commands name packages it packs, and
+// each package's page gives the one that packs it and what its Install section names; what it
+// prints for pnpm names every tarball packed; and the NestJS app of docs/embedding.md, with its
 // test, needs none of the reference server's.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -86,6 +87,38 @@ describe('pack:all --for', () => {
         ).not.toEqual([]);
       }
     }
+  });
+});
+
+/** Each publishable package's page (its README.md), by the package's name. */
+const pages: { name: string; page: string }[] = [];
+for (const folder of (await readdir(`${root}packages`)).sort()) {
+  const { name, private: unpublished } = JSON.parse(
+    await readFile(`${root}packages/${folder}/package.json`, 'utf8'),
+  ) as { name: string; private?: boolean };
+  if (unpublished !== true) pages.push({ name, page: `packages/${folder}/README.md` });
+}
+
+describe.each(pages)('the page of $name', ({ name, page }) => {
+  it('says how to pack it before the first release: --for itself and what its Install section names', async () => {
+    const text = await readFile(`${root}${page}`, 'utf8');
+    const install = /^## Install\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
+    expect(install).toContain('Before the first release');
+    expect(install).toContain('](../../README.md#installing-the-packages)');
+    // The command that packs it, itself named first.
+    expect(/^npm run pack:all -- --for (\S+)/m.exec(install)?.[1]).toBe(name);
+    // The packages its `npm install` lines name are packed by the `--for`s it gives (the
+    // alternatives said beside the command included).
+    const installed = install
+      .split('\n')
+      .filter((line) => line.startsWith('npm install '))
+      .flatMap((line) => line.match(/@workforce-kit\/[\w-]+/g) ?? []);
+    expect(installed).toContain(name);
+    const named = [...install.matchAll(/--for (@workforce-kit\/[\w-]+)/g)].map(([, each]) =>
+      String(each),
+    );
+    const packed = packagesFor(named);
+    expect(installed.filter((each) => !packed.includes(each))).toEqual([]);
   });
 });
 
