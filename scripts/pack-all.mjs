@@ -4,13 +4,14 @@
 // together until the packages are on the registry: `npm install ./tarballs/*.tgz`. A tarball alone
 // does not install: its workspace dependencies (`@workforce-kit/http`, `@workforce-kit/types`, ...)
 // are pinned at their version, which the registry does not have; given all at once, npm takes each
-// from its sibling. `--for @workforce-kit/nestjs` (repeatable) packs that package and the workspace
+// from its sibling. pnpm does not, so it is also told to take each from its tarball (overrides), as
+// printed at the end. `--for @workforce-kit/nestjs` (repeatable) packs that package and the workspace
 // packages it depends on, and nothing else: what an app that uses it installs. On a fresh clone it
 // first installs the pinned pnpm and the dependencies, as `npm start` does. Each pack runs the
 // package's prepack (a clean build of dist/, scripts/prepack.mjs) once the packages it depends on
 // are packed; packages that do not depend on each other are packed at once, one per core.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,7 @@ import { ensurePnpm, env, installDependenciesIfChanged, root as workspace } from
 
 /**
  * The publishable packages of the workspace (packages/*, not private), by name: their manifests.
- * @returns {Map<string, { name: string, dependencies?: Record<string, string> }>}
+ * @returns {Map<string, { name: string, version: string, dependencies?: Record<string, string>, peerDependencies?: Record<string, string> }>}
  */
 export function publishablePackages() {
   const publishable = new Map();
@@ -64,6 +65,38 @@ export function packagesFor(names) {
     select(name);
   }
   return [...selected].sort();
+}
+
+/**
+ * The file `pnpm pack` (and `npm pack`) writes a package to: its name without the `@` and with
+ * `-` for the `/`, then its version.
+ * @param {string} name
+ * @param {string} version
+ * @returns {string}
+ */
+export function tarballName(name, version) {
+  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+}
+
+/**
+ * How to install packed tarballs with pnpm, printed after the npm command. pnpm fetches a
+ * tarball's `@workforce-kit/*` dependencies from the registry rather than from the tarballs beside
+ * it, so the project's pnpm-workspace.yaml overrides every packed package with its tarball; then
+ * `pnpm add` of the packages the app imports installs them, and each brings what it needs.
+ * @param {ReadonlyMap<string, string>} tarballs each packed package's tarball, an absolute path, by name
+ * @param {readonly string[]} imported the packages the app imports (those named by `--for`)
+ * @returns {string} the lines to print, each ending in a newline
+ */
+export function pnpmInstructions(tarballs, imported) {
+  const overrides = [...tarballs.keys()]
+    .sort()
+    .map((name) => `  ${JSON.stringify(name)}: ${JSON.stringify(`file:${tarballs.get(name)}`)}\n`);
+  return (
+    'With pnpm, which would fetch their dependencies from the registry instead, add to your\n' +
+    'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):\n' +
+    `overrides:\n${overrides.join('')}` +
+    `then, in your project: pnpm add ${imported.join(' ')}\n`
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -114,8 +147,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const tarballs = readdirSync(out)
     .filter((file) => file.endsWith('.tgz'))
     .sort();
+  // Each packed package's tarball, by name: what pnpm's overrides name.
+  const publishable = publishablePackages();
+  const packedTarballs = new Map(
+    selected.map((name) => [
+      name,
+      join(out, tarballName(name, String(publishable.get(name)?.version))),
+    ]),
+  );
+  const missing = [...packedTarballs.values()].filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    process.stderr.write(`pack-all: packing made no ${missing.join(', ')}\n`);
+    process.exit(1);
+  }
+  const imported = [...new Set(values.for ?? selected)];
   process.stdout.write(
     `${tarballs.length} tarballs in ${out}:\n${tarballs.map((file) => `  ${file}\n`).join('')}` +
-      `Install them together, in your project: npm install ${join(out, '*.tgz')}\n`,
+      `Install them together, in your project: npm install ${join(out, '*.tgz')}\n` +
+      pnpmInstructions(packedTarballs, imported),
   );
 }

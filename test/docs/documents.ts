@@ -35,19 +35,28 @@ export function prose(text: string): string {
 }
 
 /**
- * The anchors GitHub (and npm) give the headings of a Markdown text: lower case, punctuation
- * dropped but `-` and `_`, spaces as `-`, and `-1`, `-2`, … on a repeated one.
+ * The anchor each heading of a Markdown text would have alone, in order: lower case, punctuation
+ * dropped but `-` and `_`, spaces as `-`. Two equal ones are two headings one link cannot tell apart.
+ */
+export function headingSlugs(text: string): readonly string[] {
+  const withoutCode = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
+  return [...withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map(([, heading = '']) =>
+    heading
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-'),
+  );
+}
+
+/**
+ * The anchors GitHub (and npm) give the headings of a Markdown text: their slugs
+ * ({@link headingSlugs}), with `-1`, `-2`, … on a repeated one.
  */
 export function anchorsOf(text: string): ReadonlySet<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  const withoutCode = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
-  for (const [, heading = ''] of withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const slug = heading
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
+  for (const slug of headingSlugs(text)) {
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);

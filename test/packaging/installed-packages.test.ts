@@ -8,7 +8,9 @@
 // code against the installed declarations, run each package page's example, run an app embedding
 // the router over the memory store and over PGlite (and the other adapters, the NestJS module on
 // both of Nest's platforms among them), run the server's `workforce-kit` command, and run the
-// contract kit's `workforce-kit-contract` command against it.
+// contract kit's `workforce-kit-contract` command against it. Then the pnpm way the command prints
+// (an override per tarball, then `pnpm add` of what an app imports), in a second project, which
+// runs a package page's example.
 //
 // npm installs with --install-strategy=shallow: the project's own dependencies at the top of its
 // node_modules, every other package beside the package that needs it. With the default (hoisted)
@@ -102,12 +104,13 @@ function attempt(command: string, args: readonly string[], cwd: string, env = us
   });
 }
 
-/** Runs a command that must succeed. */
+/** Runs a command that must succeed; resolves with everything it wrote. */
 async function run(command: string, args: readonly string[], cwd: string, env = userEnv()) {
   const { code, output } = await attempt(command, args, cwd, env);
   if (code !== 0) {
     throw new Error(`${command} ${args.join(' ')} exited with ${code} in ${cwd}:\n${output}`);
   }
+  return output;
 }
 
 /** A long-running process that prints `listening on <url>` once it serves. */
@@ -163,6 +166,8 @@ async function startService(command: string, args: readonly string[], cwd: strin
 
 let root: string;
 let project: string;
+/** What `pnpm pack:all` printed: the tarballs, and how to install them with npm and with pnpm. */
+let packAllOutput: string;
 /** The `file:` specifier of each package's tarball, by package name. */
 const packed: Record<string, string> = {};
 /** Each package's folder in the workspace, by package name. */
@@ -266,7 +271,7 @@ beforeAll(async () => {
       await writeFile(join(dir, 'dist', LEFTOVER), '');
     }
   }
-  await run('pnpm', ['pack:all', '--out', tarballs], copy, process.env);
+  packAllOutput = await run('pnpm', ['pack:all', '--out', tarballs], copy, process.env);
   const tarballFiles = (await readdir(tarballs)).filter((file) => file.endsWith('.tgz')).sort();
 
   await writeFile(
@@ -545,6 +550,57 @@ describe.each(printing)('the example of $document, run', ({ path, output }) => {
     expect(run.code, run.output).toBe(0);
     expect(run.output).toBe(output);
   }, 120_000);
+});
+
+/** The folder of the pnpm that packed the tarballs (a user's, or .tools/ on a fresh clone). */
+const pnpmFolder = (process.env.PATH ?? '')
+  .split(delimiter)
+  .find((dir) => existsSync(join(dir, 'pnpm')));
+
+it("installs with pnpm as pack:all prints, and runs the Express adapter page's example", async () => {
+  // The overrides pack:all printed, as a user pastes them into the project's pnpm-workspace.yaml.
+  const overrides = /^overrides:\n(?: {2}.+\n)+/m.exec(packAllOutput)?.[0];
+  expect(overrides, packAllOutput).toBeDefined();
+  const app = join(root, 'pnpm-app');
+  await mkdir(app);
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'workforce-kit-pnpm-check', private: true, type: 'module' }),
+  );
+  await writeFile(join(app, 'pnpm-workspace.yaml'), String(overrides));
+  // What the page's Install section names, the third-party packages at the workspace's versions:
+  // from the store the workspace's install filled, the registry asked only for what it lacks.
+  expect(pnpmFolder, 'no pnpm on the PATH').toBeDefined();
+  const env = userEnv({ PATH: `${pnpmFolder}${delimiter}${userEnv().PATH}` });
+  const imported = [
+    '@workforce-kit/express-adapter',
+    '@workforce-kit/core',
+    '@workforce-kit/seed-file',
+  ];
+  await run(
+    'pnpm',
+    [
+      'add',
+      '--prefer-offline',
+      ...imported,
+      `express@${await versionIn('packages/express-adapter', 'express')}`,
+      `jose@${await versionIn('packages/http', 'jose')}`,
+    ],
+    app,
+    env,
+  );
+  // Each added from the tarball its override names.
+  const { dependencies = {} } = await readManifest(app);
+  for (const name of imported) {
+    expect(overrides).toContain(`${JSON.stringify(name)}: ${JSON.stringify(dependencies[name])}`);
+  }
+
+  const example = printing.find(({ path }) => path === 'examples/package-express-adapter.ts');
+  expect(example?.output).toBeDefined();
+  await cp(join(project, 'dist', 'package-express-adapter.js'), join(app, 'example.js'));
+  const ran = await attempt(process.execPath, ['example.js'], app);
+  expect(ran.code, ran.output).toBe(0);
+  expect(ran.output).toBe(example?.output);
 });
 
 describe.each([

@@ -1,10 +1,17 @@
 // What `npm run pack:all -- --for <package>` packs (scripts/pack-all.mjs): the package and the
-// workspace packages it depends on, nothing else; the docs' commands name packages it packs; and
-// the NestJS app of docs/embedding.md, with its test, needs none of the reference server's.
-import { readFile } from 'node:fs/promises';
+// workspace packages it depends on, nothing else; the docs' commands name packages it packs, and
+// each package's page gives the one that packs it and what its Install section names; what it
+// prints for pnpm names every tarball packed; and the NestJS app of docs/embedding.md, with its
+// test, needs none of the reference server's.
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packagesFor, publishablePackages } from '../../scripts/pack-all.mjs';
+import {
+  packagesFor,
+  pnpmInstructions,
+  publishablePackages,
+  tarballName,
+} from '../../scripts/pack-all.mjs';
 import { readDocuments } from '../docs/documents.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,6 +23,16 @@ async function workspaceImports(path: string): Promise<string[]> {
     String(match[1]),
   );
   return [...new Set(found)].sort();
+}
+
+/** Every `npm run pack:all -- --for …` of the documentation: its document, and the names. */
+async function documentedCommands() {
+  return (await readDocuments()).flatMap(({ path, text }) =>
+    [...text.matchAll(/npm run pack:all -- ((?:--for [^\s`]+ ?)+)/g)].map((match) => ({
+      path,
+      names: [...String(match[1]).matchAll(/--for ([^\s`]+)/g)].map((each) => String(each[1])),
+    })),
+  );
 }
 
 describe('pack:all --for', () => {
@@ -47,14 +64,107 @@ describe('pack:all --for', () => {
   });
 
   it('is what the README tells a user to run, and every command of the docs names packages it packs', async () => {
-    const commands = (await readDocuments()).flatMap(({ path, text }) =>
-      [...text.matchAll(/npm run pack:all -- ((?:--for \S+ ?)+)/g)].map((match) => ({
-        path,
-        names: [...String(match[1]).matchAll(/--for (\S+)/g)].map((each) => String(each[1])),
-      })),
-    );
+    const commands = await documentedCommands();
     expect(commands.filter(({ path }) => path === 'README.md')).not.toEqual([]);
     for (const { names } of commands) expect(() => packagesFor(names)).not.toThrow();
+  });
+
+  it('packs, in every command of the docs, an adapter for each package that serves through one', async () => {
+    // The NestJS module serves through the Express or the Fastify adapter: optional peers of it.
+    const publishable = publishablePackages();
+    const commands = await documentedCommands();
+    expect(commands.filter(({ names }) => names.includes('@workforce-kit/nestjs'))).not.toEqual([]);
+    for (const { path, names } of commands) {
+      const packed = packagesFor(names);
+      for (const name of packed) {
+        const servedThrough = Object.keys(publishable.get(name)?.peerDependencies ?? {}).filter(
+          (peer) => publishable.has(peer),
+        );
+        if (servedThrough.length === 0) continue;
+        expect(
+          servedThrough.filter((adapter) => packed.includes(adapter)),
+          `${path}: --for ${names.join(' --for ')} packs ${name} without ${servedThrough.join(' or ')}`,
+        ).not.toEqual([]);
+      }
+    }
+  });
+});
+
+/** Each publishable package's page (its README.md), by the package's name. */
+const pages: { name: string; page: string }[] = [];
+for (const folder of (await readdir(`${root}packages`)).sort()) {
+  const { name, private: unpublished } = JSON.parse(
+    await readFile(`${root}packages/${folder}/package.json`, 'utf8'),
+  ) as { name: string; private?: boolean };
+  if (unpublished !== true) pages.push({ name, page: `packages/${folder}/README.md` });
+}
+
+describe.each(pages)('the page of $name', ({ name, page }) => {
+  it('says how to pack it before the first release: --for itself and what its Install section names', async () => {
+    const text = await readFile(`${root}${page}`, 'utf8');
+    const install = /^## Install\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
+    expect(install).toContain('Before the first release');
+    expect(install).toContain('](../../README.md#installing-the-packages)');
+    // The command that packs it, itself named first.
+    expect(/^npm run pack:all -- --for (\S+)/m.exec(install)?.[1]).toBe(name);
+    // The packages its `npm install` lines name are packed by the `--for`s it gives (the
+    // alternatives said beside the command included).
+    const installed = install
+      .split('\n')
+      .filter((line) => line.startsWith('npm install '))
+      .flatMap((line) => line.match(/@workforce-kit\/[\w-]+/g) ?? []);
+    expect(installed).toContain(name);
+    const named = [...install.matchAll(/--for (@workforce-kit\/[\w-]+)/g)].map(([, each]) =>
+      String(each),
+    );
+    const packed = packagesFor(named);
+    expect(installed.filter((each) => !packed.includes(each))).toEqual([]);
+  });
+});
+
+describe("pack:all's pnpm instructions", () => {
+  it('name each package by the file pnpm packs it to', () => {
+    expect(tarballName('@workforce-kit/express-adapter', '0.1.0')).toBe(
+      'workforce-kit-express-adapter-0.1.0.tgz',
+    );
+    expect(tarballName('@workforce-kit/core', '1.2.3-rc.1')).toBe(
+      'workforce-kit-core-1.2.3-rc.1.tgz',
+    );
+  });
+
+  it('override every packed package with its tarball, sorted, then add only those the app imports', () => {
+    const tarballs = new Map([
+      ['@workforce-kit/http', '/home/ana/wk/tarballs/workforce-kit-http-0.1.0.tgz'],
+      ['@workforce-kit/core', '/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz'],
+      [
+        '@workforce-kit/express-adapter',
+        '/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz',
+      ],
+      ['@workforce-kit/types', '/home/ana/wk/tarballs/workforce-kit-types-0.1.0.tgz'],
+    ]);
+    expect(pnpmInstructions(tarballs, ['@workforce-kit/express-adapter'])).toBe(
+      [
+        'With pnpm, which would fetch their dependencies from the registry instead, add to your',
+        'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
+        'overrides:',
+        '  "@workforce-kit/core": "file:/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz"',
+        '  "@workforce-kit/express-adapter": "file:/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz"',
+        '  "@workforce-kit/http": "file:/home/ana/wk/tarballs/workforce-kit-http-0.1.0.tgz"',
+        '  "@workforce-kit/types": "file:/home/ana/wk/tarballs/workforce-kit-types-0.1.0.tgz"',
+        'then, in your project: pnpm add @workforce-kit/express-adapter',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('quote a path as YAML reads it back (a Windows path, a space)', () => {
+    const text = pnpmInstructions(
+      new Map([['@workforce-kit/types', 'C:\\Users\\Ana Lima\\workforce-kit-types-0.1.0.tgz']]),
+      ['@workforce-kit/types'],
+    );
+    expect(text).toContain(
+      '  "@workforce-kit/types": "file:C:\\\\Users\\\\Ana Lima\\\\workforce-kit-types-0.1.0.tgz"\n',
+    );
   });
 });
 
