@@ -68,6 +68,26 @@ export function packagesFor(names) {
 }
 
 /**
+ * The packages of `packed` that serve through a workspace package they do not depend on (an
+ * optional peer, as the NestJS module serves through the Express or the Fastify adapter) when
+ * none of those is packed: each with the packages it could serve through.
+ * @param {readonly string[]} packed
+ * @returns {{ name: string, servesThrough: string[] }[]}
+ */
+export function packedWithoutAdapter(packed) {
+  const publishable = publishablePackages();
+  return packed.flatMap((name) => {
+    const servesThrough = Object.keys(publishable.get(name)?.peerDependencies ?? {}).filter(
+      (peer) => publishable.has(peer),
+    );
+    if (servesThrough.length === 0 || servesThrough.some((peer) => packed.includes(peer))) {
+      return [];
+    }
+    return [{ name, servesThrough }];
+  });
+}
+
+/**
  * The file `pnpm pack` (and `npm pack`) writes a package to: its name without the `@` and with
  * `-` for the `/`, then its version.
  * @param {string} name
@@ -166,4 +186,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       `Install them together, in your project: npm install ${join(out, '*.tgz')}\n` +
       pnpmInstructions(packedTarballs, imported),
   );
+  for (const { name, servesThrough } of packedWithoutAdapter(selected)) {
+    process.stderr.write(
+      `pack-all: ${name} serves through ${servesThrough.join(' or ')}, which it does not depend on: add --for for your app's\n`,
+    );
+  }
 }
