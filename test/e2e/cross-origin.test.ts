@@ -48,6 +48,8 @@ interface CorsSettings {
 
 interface Host {
   readonly name: string;
+  /** The CORS library in front of the API. */
+  readonly cors: 'cors' | '@fastify/cors' | 'hono/cors';
   /** Serves the API of `options` under `/api` of a new app with the host's CORS; its base URL. */
   serve(options: ApiOptions, settings: CorsSettings): Promise<Served>;
 }
@@ -70,15 +72,18 @@ async function nestHost(
 const HOSTS: readonly Host[] = [
   {
     name: 'Nest on Express, enableCors()',
+    cors: 'cors',
     serve: (options, settings) => nestHost(new ExpressAdapter(), options, settings),
   },
   {
     name: 'Nest on Fastify, enableCors()',
+    cors: '@fastify/cors',
     serve: (options, settings) =>
       nestHost(new FastifyAdapter({ frameworkErrors: frameworkErrors() }), options, settings),
   },
   {
     name: 'the Express router behind cors()',
+    cors: 'cors',
     async serve(options, settings) {
       const app = express().use(cors(settings)).use('/api', createRouter(options));
       const server = await listening(createServer(app));
@@ -90,6 +95,7 @@ const HOSTS: readonly Host[] = [
   },
   {
     name: 'the Fastify plugin behind @fastify/cors',
+    cors: '@fastify/cors',
     async serve(options, settings) {
       const app = Fastify({ forceCloseConnections: true, frameworkErrors: frameworkErrors() });
       await app.register(fastifyCors, settings);
@@ -100,6 +106,7 @@ const HOSTS: readonly Host[] = [
   },
   {
     name: 'the node:http handler behind cors()',
+    cors: 'cors',
     async serve(options, settings) {
       const api = createRequestHandler(options);
       const allowCors = cors(settings);
@@ -114,6 +121,7 @@ const HOSTS: readonly Host[] = [
   },
   {
     name: 'the fetch handler in Hono behind hono/cors',
+    cors: 'hono/cors',
     async serve(options, settings) {
       const api = createFetchHandler({
         ...options,
@@ -257,8 +265,13 @@ describe('a page on another origin, in headless Chromium', () => {
   });
 });
 
+/** The first host of each CORS library: Nest's two platforms, and Hono. */
+const ONE_PER_LIBRARY = HOSTS.filter(
+  (host, i) => HOSTS.findIndex((other) => other.cors === host.cors) === i,
+);
+
 describe("the contract kit's stateless group, through the host's CORS", () => {
-  it.each(HOSTS)('passes through $name', async (host) => {
+  it.each(ONE_PER_LIBRARY)('passes through $name ($cors)', async (host) => {
     const json: unknown = JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8'));
     const seed = parseSeed(json, new Date());
     if (seed.isErr()) throw new Error(formatSeedIssues(seed.error));
