@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  type Clock,
   type ConditionalWrite,
   type Employee,
   eventSubject,
@@ -48,7 +49,7 @@ export type RecorderFault =
   | 'event-for-a-no-op'
   /** Two events of one record swapped: an event is held until the record's next one goes first. */
   | 'events-swapped'
-  /** Shift deletes skip the version check and date their change in 50 ms steps: a lost update whose answers agree. */
+  /** Shift deletes skip the version check, and requests in flight together date their changes alike: a lost update whose answers agree. */
   | 'lost-update-dates-coincide'
   /** A store that commits some changes and then fails (a 503), before the event is handed on. */
   | 'commits-then-fails';
@@ -67,18 +68,49 @@ export async function recordedTarget(fault?: RecorderFault): Promise<EventTarget
   const events = createEventRecorder();
   let onEvent = events.record as (event: RecordedEvent) => void;
   if (fault === 'events-swapped') onEvent = swapping(events);
-  const router = await routerTarget(fault === undefined ? {} : hooksOf(fault, events), undefined, {
-    onEvent,
-    // Coarse dates: two deletes decided a few ms apart answer the same dates.
-    ...(fault === 'lost-update-dates-coincide'
-      ? { clock: { now: () => new Date(Math.floor(Date.now() / 50) * 50) } }
-      : {}),
-  });
+  const hooks = fault === undefined ? {} : hooksOf(fault, events);
+  let router: RouterTarget;
+  if (fault === 'lost-update-dates-coincide') {
+    const { clock, counting } = overlapClock();
+    router = await routerTarget({ ...hooks, before: [counting] }, undefined, { onEvent, clock });
+  } else {
+    router = await routerTarget(hooks, undefined, { onEvent });
+  }
   return {
     target: { handler: router.handler, reset: () => router.reset() },
     events,
     close: async () => {},
   };
+}
+
+/** How long {@link overlapClock} keeps one date while requests overlap. */
+const OVERLAP_DATE_MS = 500;
+
+/**
+ * A clock that dates alike the changes of requests in flight together: the first reading since no
+ * request was in flight is kept until none is, for at most {@link OVERLAP_DATE_MS} (well within
+ * the kit's tolerance of a change dated before its request). Two deletes of one shift, each found
+ * before the other wrote, are in flight together, so they answer the same dates on any machine.
+ */
+function overlapClock(): { clock: Clock; counting: RequestHandler } {
+  let inFlight = 0;
+  let kept: { readonly date: Date; readonly until: number } | undefined;
+  const counting: RequestHandler = (_req, res, next) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) kept = undefined;
+    });
+    next();
+  };
+  const now = () => {
+    const time = Date.now();
+    if (kept === undefined || time > kept.until) {
+      kept = { date: new Date(time), until: time + OVERLAP_DATE_MS };
+    }
+    return kept.date;
+  };
+  return { clock: { now }, counting };
 }
 
 /** An `onEvent` that holds each event until its record's next one has gone first, or a while. */
