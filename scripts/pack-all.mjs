@@ -98,6 +98,9 @@ export function tarballName(name, version) {
   return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
 }
 
+/** The packages an app installs as dev dependencies: the contract kit, run by its tests. */
+const DEV_PACKAGES = new Set(['@workforce-kit/contract-testing']);
+
 /**
  * How to install packed tarballs with pnpm, printed after the npm command. pnpm fetches a
  * tarball's `@workforce-kit/*` dependencies from the registry rather than from the tarballs beside
@@ -108,6 +111,8 @@ export function tarballName(name, version) {
  * @returns {string} the lines to print, each ending in a newline
  */
 export function pnpmInstructions(tarballs, imported) {
+  const runtime = imported.filter((name) => !DEV_PACKAGES.has(name));
+  const tools = imported.filter((name) => DEV_PACKAGES.has(name));
   const overrides = [...tarballs.keys()]
     .sort()
     .map((name) => `  ${JSON.stringify(name)}: ${JSON.stringify(`file:${tarballs.get(name)}`)}\n`);
@@ -115,7 +120,8 @@ export function pnpmInstructions(tarballs, imported) {
     'With pnpm, which would fetch their dependencies from the registry instead, add to your\n' +
     'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):\n' +
     `overrides:\n${overrides.join('')}` +
-    `then, in your project: pnpm add ${imported.join(' ')}\n`
+    (runtime.length > 0 ? `then, in your project: pnpm add ${runtime.join(' ')}\n` : '') +
+    (tools.length > 0 ? `and, as a dev dependency: pnpm add -D ${tools.join(' ')}\n` : '')
   );
 }
 
@@ -188,7 +194,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   );
   for (const { name, servesThrough } of packedWithoutAdapter(selected)) {
     process.stderr.write(
-      `pack-all: ${name} serves through ${servesThrough.join(' or ')}, which it does not depend on: add --for for your app's\n`,
+      `pack-all: ${name} serves through ${servesThrough.join(' or ')}, which it does not depend on: add the --for of the one your app runs on\n`,
     );
   }
 }

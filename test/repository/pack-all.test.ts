@@ -99,25 +99,29 @@ for (const folder of (await readdir(`${root}packages`)).sort()) {
 }
 
 describe.each(pages)('the page of $name', ({ name, page }) => {
-  it('says how to pack it before the first release: --for itself and what its Install section names', async () => {
+  it('says how to pack it before the first release: --for itself, what its Install section names and what its example imports', async () => {
     const text = await readFile(`${root}${page}`, 'utf8');
     const install = /^## Install\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
     expect(install).toContain('Before the first release');
     expect(install).toContain('](../../README.md#installing-the-packages)');
     // The command that packs it, itself named first.
     expect(/^npm run pack:all -- --for (\S+)/m.exec(install)?.[1]).toBe(name);
-    // The packages its `npm install` lines name are packed by the `--for`s it gives (the
-    // alternatives said beside the command included).
+    // The packages its `npm install` lines name, and those its example imports, are each named
+    // by a `--for` it gives (the alternatives said beside the command included): `--for` names
+    // what the app imports, and pnpm adds only the packages named.
     const installed = install
       .split('\n')
       .filter((line) => line.startsWith('npm install '))
       .flatMap((line) => line.match(/@workforce-kit\/[\w-]+/g) ?? []);
     expect(installed).toContain(name);
+    const example = /<!-- example:start (\S+) -->/.exec(text)?.[1];
+    const imported = example === undefined ? [] : await workspaceImports(example);
     const named = [...install.matchAll(/--for (@workforce-kit\/[\w-]+)/g)].map(([, each]) =>
       String(each),
     );
-    const packed = packagesFor(named);
-    expect(installed.filter((each) => !packed.includes(each))).toEqual([]);
+    expect(
+      [...new Set([...installed, ...imported])].filter((each) => !named.includes(each)),
+    ).toEqual([]);
   });
 });
 
@@ -153,6 +157,23 @@ describe("pack:all's pnpm instructions", () => {
         'then, in your project: pnpm add @workforce-kit/express-adapter',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('add the contract kit as a dev dependency, apart from what the app runs', () => {
+    const text = pnpmInstructions(
+      new Map([
+        ['@workforce-kit/contract-testing', '/t/workforce-kit-contract-testing-0.1.0.tgz'],
+        ['@workforce-kit/core', '/t/workforce-kit-core-0.1.0.tgz'],
+      ]),
+      ['@workforce-kit/core', '@workforce-kit/contract-testing'],
+    );
+    expect(text).toContain('then, in your project: pnpm add @workforce-kit/core\n');
+    expect(text).toContain(
+      'and, as a dev dependency: pnpm add -D @workforce-kit/contract-testing\n',
+    );
+    expect(pnpmInstructions(new Map(), ['@workforce-kit/contract-testing'])).not.toContain(
+      'then, in your project',
     );
   });
 
