@@ -25,7 +25,7 @@ import { readSpec } from './spec-reader.js';
 import { stateProperties } from './state-properties.js';
 import { stateTableOperations } from './state-table-operations.js';
 import { statelessProperties } from './stateless-properties.js';
-import { type ContractTarget, resolveTarget } from './target.js';
+import { assertContractTarget, type ContractTarget, resolveTarget } from './target.js';
 import { type AuthOptions, createTokenSource } from './token-source.js';
 import { buildWorld, cloneKnowledge, seedKnowledge } from './world.js';
 
@@ -164,6 +164,7 @@ export interface PreparedContract {
 
 /** Reads the spec and the seed, reaches the target and lists the properties to run. */
 export async function prepareContract(options: ContractOptions): Promise<PreparedContract> {
+  assertContractTarget(options.target);
   const spec = readSpec();
   const world = buildWorld(spec, await loadSeed(options.seed));
   const target = await resolveTarget(options.target, options.basePath);

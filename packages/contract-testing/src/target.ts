@@ -1,7 +1,7 @@
 // What the kit sends its requests to: a running server (a base URL), or an app in this process
 // (an Express app, a `node:http` request listener), which the kit serves on an ephemeral loopback
 // port. Given a factory instead, the kit makes a fresh app for each run of a stateful property,
-// so that every run starts from the seed.
+// so that every run starts from the seed. Anything else is refused before the run starts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,7 +12,8 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => unkn
  * The deployment under test:
  * - a base URL (`http://127.0.0.1:8080`, or with a prefix: `http://host/api`): a running server,
  *   freshly seeded;
- * - a request handler (an Express app): served by the kit on an ephemeral port;
+ * - a request handler (an Express app; a Fastify instance's is `app.routing`, once
+ *   `await app.ready()` has run): served by the kit on an ephemeral port;
  * - `{ factory }`: makes an app over a freshly seeded store; the kit makes one for each run of
  *   the stateful, auth and isolation properties, so that each run starts from the seed;
  * - `{ handler, reset }`: one app, and a function that puts its store back to the seed (cheaper
@@ -32,6 +33,71 @@ export type ContractTarget =
       /** Puts the app's store back to the seed. */
       readonly reset: () => unknown;
     };
+
+/** What `target` may be, in the words of the error that refuses anything else. */
+const ACCEPTED_TARGETS =
+  'an http(s) base URL (a string or URL), a request listener (an Express app, a node:http ' +
+  'listener), { factory } (a function that makes a freshly seeded app) or { handler, reset }';
+
+/**
+ * Throws a TypeError that names what `target` may be unless it is one of them, so that a wrong
+ * target fails at once rather than at its first use (`target.reset is not a function`). Given a
+ * Fastify instance, the error says what to pass instead.
+ */
+export function assertContractTarget(target: unknown): asserts target is ContractTarget {
+  const problem = targetProblem(target);
+  if (problem !== undefined) {
+    throw new TypeError(`target must be ${ACCEPTED_TARGETS}; ${problem}`);
+  }
+}
+
+/** What is wrong with `target`, or undefined if it is a {@link ContractTarget}. */
+function targetProblem(target: unknown): string | undefined {
+  if (typeof target === 'string' || target instanceof URL) {
+    const url = String(target);
+    return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+      ? undefined
+      : `got ${JSON.stringify(url)}, which is not an http(s) URL`;
+  }
+  if (typeof target === 'function') return undefined;
+  if (typeof target !== 'object' || target === null) return `got ${described(target)}`;
+  if ('factory' in target) {
+    return typeof target.factory === 'function'
+      ? undefined
+      : `got { factory } whose factory is ${described(target.factory)}, not a function`;
+  }
+  if ('handler' in target || 'reset' in target) {
+    const handler = 'handler' in target ? target.handler : undefined;
+    const reset = 'reset' in target ? target.reset : undefined;
+    if (typeof handler !== 'function') {
+      return `got { handler, reset } whose handler is ${described(handler)}, not a request listener`;
+    }
+    if (typeof reset !== 'function') {
+      return `got { handler, reset } whose reset is ${described(reset)}, not a function that puts the store back to the seed (without one, pass the handler itself)`;
+    }
+    return undefined;
+  }
+  if ('routing' in target && typeof target.routing === 'function' && 'server' in target) {
+    return (
+      'got a Fastify instance, which is not a request listener. Once `await app.ready()` has ' +
+      'run, its listener is `app.routing`: pass `{ factory: async () => { const app = await ' +
+      'buildApp(); await app.ready(); return app.routing; } }` (a freshly seeded app for each ' +
+      'run; close the one before), `{ handler: app.routing, reset }` (reset puts its store back ' +
+      'to the seed), or `app.routing` (one app, never reset: a live target)'
+    );
+  }
+  return `got ${described(target)}`;
+}
+
+/** A value as an error names it: its type, or an object's class or keys. */
+function described(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== 'object') return `a ${typeof value} (${String(value).slice(0, 40)})`;
+  const name = Object.getPrototypeOf(value)?.constructor?.name;
+  if (typeof name === 'string' && name !== '' && name !== 'Object') return `an instance of ${name}`;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? 'an empty object' : `an object with ${keys.slice(0, 6).join(', ')}`;
+}
 
 /** A target resolved to a base URL. */
 export interface ResolvedTarget {

@@ -17,6 +17,7 @@ import { EVENTS_RESULT, finishEvents } from './events-result.js';
 import { runProperty } from './property-runner.js';
 import { formatCoverage, formatFailure, formatResultLine } from './report-format.js';
 import { startFromSeed } from './seed-start.js';
+import { assertContractTarget } from './target.js';
 
 /** Options of {@link describeApiContract}: those of `checkApiContract`, and a time limit. */
 export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onResult'> {
@@ -48,6 +49,8 @@ export interface DescribeApiContractOptions extends Omit<ContractOptions, 'onRes
  * ```
  */
 export function describeApiContract(name: string, options: DescribeApiContractOptions): void {
+  // A wrong target fails where the suite is declared, not in its first test.
+  assertContractTarget(options.target);
   describe(name, async () => {
     const prepared: PreparedContract = await prepareContract(options);
     const { rngSeed, runs, shrinkTimeLimitMs } = runSettingsOf(options);
