@@ -1,8 +1,8 @@
 // The fetch adapter's examples of docs/embedding.md that run on a runtime of their own, run there
 // and printing what the guide says they print: the Bun one on Bun, the Deno one on Deno (each
 // type-checked with that runtime's types by examples/<runtime>/tsconfig.json), and the test in
-// process with Node's test runner; and the NestJS app's test (@nestjs/testing, supertest, the
-// contract kit), with Node's test runner too.
+// process with Node's test runner; and the NestJS app's and the Fastify app's tests (the contract
+// kit in process), with Node's test runner too.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -57,5 +57,11 @@ it("passes the in-process test of docs/embedding.md, with Node's test runner", a
 it("passes the NestJS app's test of docs/embedding.md, with Node's test runner", async () => {
   const stdout = await nodeTest('examples/embed-nestjs.test.ts');
   expect(stdout).toMatch(/^# pass 3$/m);
+  expect(stdout).toMatch(/^# fail 0$/m);
+});
+
+it("passes the Fastify app's test of docs/embedding.md, with Node's test runner", async () => {
+  const stdout = await nodeTest('examples/embed-fastify.test.ts');
+  expect(stdout).toMatch(/^# pass 1$/m);
   expect(stdout).toMatch(/^# fail 0$/m);
 });
