@@ -121,7 +121,9 @@ export function pnpmInstructions(tarballs, imported) {
     'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):\n' +
     `overrides:\n${overrides.join('')}` +
     (runtime.length > 0 ? `then, in your project: pnpm add ${runtime.join(' ')}\n` : '') +
-    (tools.length > 0 ? `and, as a dev dependency: pnpm add -D ${tools.join(' ')}\n` : '')
+    (tools.length > 0
+      ? `${runtime.length > 0 ? 'and' : 'then, in your project'}, as a dev dependency: pnpm add -D ${tools.join(' ')}\n`
+      : '')
   );
 }
 
@@ -186,7 +188,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write(`pack-all: packing made no ${missing.join(', ')}\n`);
     process.exit(1);
   }
-  const imported = [...new Set(values.for ?? selected)];
+  // Without --for, every package was packed: the app names what it imports.
+  const imported = [...new Set(values.for ?? ['<the @workforce-kit packages your code imports>'])];
   process.stdout.write(
     `${tarballs.length} tarballs in ${out}:\n${tarballs.map((file) => `  ${file}\n`).join('')}` +
       `Install them together, in your project: npm install ${join(out, '*.tgz')}\n` +

@@ -4,7 +4,8 @@
 // hono/cors before the fetch handler in Hono. The page's requests carry a
 // bearer token and a restaurant header, and its change a JSON body, so Chromium sends a preflight
 // before each; a page of an origin the host's CORS does not name gets nothing. And the contract
-// kit's checks of paths and methods pass through each host's CORS, which answers OPTIONS itself.
+// kit's checks of paths and methods pass through one host of each CORS library, which answers
+// OPTIONS itself.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

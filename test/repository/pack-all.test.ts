@@ -172,8 +172,14 @@ describe("pack:all's pnpm instructions", () => {
     expect(text).toContain(
       'and, as a dev dependency: pnpm add -D @workforce-kit/contract-testing\n',
     );
-    expect(pnpmInstructions(new Map(), ['@workforce-kit/contract-testing'])).not.toContain(
-      'then, in your project',
+    expect(pnpmInstructions(new Map(), ['@workforce-kit/contract-testing'])).toBe(
+      [
+        'With pnpm, which would fetch their dependencies from the registry instead, add to your',
+        'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
+        'overrides:',
+        'then, in your project, as a dev dependency: pnpm add -D @workforce-kit/contract-testing',
+        '',
+      ].join('\n'),
     );
   });
 

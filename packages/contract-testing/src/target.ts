@@ -51,46 +51,77 @@ export function assertContractTarget(target: unknown): asserts target is Contrac
   }
 }
 
+/** What to pass instead of a Fastify instance, in the error that refuses one. */
+const FASTIFY_ADVICE =
+  'a Fastify instance, which is not a request listener. Once `await app.ready()` has run, its ' +
+  'listener is `app.routing`: pass `{ factory: async () => { const app = await buildApp(); ' +
+  'await app.ready(); return app.routing; } }` (a freshly seeded app for each run; close the ' +
+  'one before), `{ handler: app.routing, reset }` (reset puts its store back to the seed), or ' +
+  '`app.routing` (one app, never reset: a live target)';
+
+/** Whether `value` looks like a Fastify instance: its listener at `routing`, its `server`. */
+const isFastifyInstance = (value: unknown) =>
+  typeof value === 'object' &&
+  value !== null &&
+  'routing' in value &&
+  typeof value.routing === 'function' &&
+  'server' in value;
+
 /** What is wrong with `target`, or undefined if it is a {@link ContractTarget}. */
 function targetProblem(target: unknown): string | undefined {
-  if (typeof target === 'string' || target instanceof URL) {
-    const url = String(target);
-    return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
-      ? undefined
-      : `got ${JSON.stringify(url)}, which is not an http(s) URL`;
-  }
+  if (typeof target === 'string' || target instanceof URL) return urlProblem(String(target));
   if (typeof target === 'function') return undefined;
-  if (typeof target !== 'object' || target === null) return `got ${described(target)}`;
+  if (typeof target !== 'object' || target === null) return `got ${describeValue(target)}`;
   if ('factory' in target) {
     return typeof target.factory === 'function'
       ? undefined
-      : `got { factory } whose factory is ${described(target.factory)}, not a function`;
+      : `got { factory } whose factory is ${describeValue(target.factory)}, not a function`;
   }
   if ('handler' in target || 'reset' in target) {
     const handler = 'handler' in target ? target.handler : undefined;
     const reset = 'reset' in target ? target.reset : undefined;
+    if (isFastifyInstance(handler))
+      return `got { handler, reset } whose handler is ${FASTIFY_ADVICE}`;
     if (typeof handler !== 'function') {
-      return `got { handler, reset } whose handler is ${described(handler)}, not a request listener`;
+      return `got { handler, reset } whose handler is ${describeValue(handler)}, not a request listener`;
     }
     if (typeof reset !== 'function') {
-      return `got { handler, reset } whose reset is ${described(reset)}, not a function that puts the store back to the seed (without one, pass the handler itself)`;
+      return (
+        `got { handler, reset } whose reset is ${describeValue(reset)}, not a function that puts ` +
+        'the store back to the seed (without one, pass the handler itself)'
+      );
     }
     return undefined;
   }
-  if ('routing' in target && typeof target.routing === 'function' && 'server' in target) {
-    return (
-      'got a Fastify instance, which is not a request listener. Once `await app.ready()` has ' +
-      'run, its listener is `app.routing`: pass `{ factory: async () => { const app = await ' +
-      'buildApp(); await app.ready(); return app.routing; } }` (a freshly seeded app for each ' +
-      'run; close the one before), `{ handler: app.routing, reset }` (reset puts its store back ' +
-      'to the seed), or `app.routing` (one app, never reset: a live target)'
-    );
+  if (isFastifyInstance(target)) return `got ${FASTIFY_ADVICE}`;
+  return `got ${describeValue(target)}`;
+}
+
+/** What is wrong with a base URL, or undefined: an http(s) URL without a query or a fragment. */
+function urlProblem(url: string): string | undefined {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    return `got ${JSON.stringify(url)}, which is not an http(s) URL`;
   }
-  return `got ${described(target)}`;
+  const { search, hash } = new URL(url);
+  if (search !== '' || hash !== '') {
+    return `got ${JSON.stringify(url)}, which has a query or a fragment: the kit adds paths to it`;
+  }
+  return undefined;
+}
+
+/**
+ * The request listener a target's factory made, or a TypeError that says what it gave instead
+ * (a Fastify instance is its likeliest: `app` where `app.routing` was meant).
+ */
+async function madeListener(factory: () => RequestHandler | Promise<RequestHandler>) {
+  const made: unknown = await factory();
+  if (typeof made === 'function') return made as RequestHandler;
+  const what = isFastifyInstance(made) ? FASTIFY_ADVICE : describeValue(made);
+  throw new TypeError(`target's factory must make a request listener; it made ${what}`);
 }
 
 /** A value as an error names it: its type, or an object's class or keys. */
-function described(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value !== 'object') return `a ${typeof value} (${String(value).slice(0, 40)})`;
   const name = Object.getPrototypeOf(value)?.constructor?.name;
@@ -129,9 +160,9 @@ export async function resolveTarget(
   if (typeof target === 'function') current = target;
   else if ('factory' in target) {
     const { factory } = target;
-    current = await factory();
+    current = await madeListener(factory);
     fresh = async () => {
-      current = await factory();
+      current = await madeListener(factory);
     };
   } else {
     current = target.handler;

@@ -1,10 +1,11 @@
 // The kit refuses a target it cannot use before it reads the spec or sends a request, with an
 // error that names what it takes; given a Fastify instance (not a request listener), the error says
-// to pass `app.routing` after `await app.ready()`, or a factory that returns it.
+// to pass `app.routing` after `await app.ready()`, or a factory that returns it; so does the error
+// when a factory makes one.
 import { checkApiContract } from '@workforce-kit/contract-testing';
 import { describeApiContract } from '@workforce-kit/contract-testing/vitest';
 import Fastify from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { assertContractTarget, type ContractTarget } from '../src/target.js';
 import { AUTH, demoSeedJson } from './support/router-target.js';
 
@@ -33,11 +34,18 @@ describe('a Fastify instance as the target', () => {
     expect(() => describeApiContract('a Fastify app', optionsFor(app))).toThrow(ACCEPTED + advice);
   });
 
-  it('is accepted as the listener it holds, app.routing, once ready', async () => {
-    await app.ready();
-    expect(() => assertContractTarget(app.routing)).not.toThrow();
-    expect(() => assertContractTarget({ factory: async () => app.routing })).not.toThrow();
-    await app.close();
+  afterAll(() => app.close());
+
+  it('is refused as the handler of { handler, reset }, with the same advice', async () => {
+    await expect(checkApiContract(optionsFor({ handler: app, reset: () => {} }))).rejects.toThrow(
+      `${ACCEPTED}got { handler, reset } whose handler is ${advice.replace(/^got /, '')}`,
+    );
+  });
+
+  it("is refused when a target's factory makes it, before any request", async () => {
+    await expect(checkApiContract(optionsFor({ factory: async () => app }))).rejects.toThrow(
+      `target's factory must make a request listener; it made ${advice.replace(/^got /, '')}`,
+    );
   });
 });
 
@@ -48,6 +56,10 @@ describe('a value that is no target', () => {
     ['127.0.0.1:8080', 'got "127.0.0.1:8080", which is not an http(s) URL'],
     ['localhost:8080', 'got "localhost:8080", which is not an http(s) URL'],
     [new URL('file:///srv/api'), 'got "file:///srv/api", which is not an http(s) URL'],
+    [
+      'http://127.0.0.1:8080/api?tenant=1',
+      'got "http://127.0.0.1:8080/api?tenant=1", which has a query or a fragment: the kit adds paths to it',
+    ],
     [{}, 'got an empty object'],
     [{ app: () => {}, port: 3000 }, 'got an object with app, port'],
     [new Map(), 'got an instance of Map'],

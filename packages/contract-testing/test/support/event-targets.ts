@@ -49,7 +49,10 @@ export type RecorderFault =
   | 'event-for-a-no-op'
   /** Two events of one record swapped: an event is held until the record's next one goes first. */
   | 'events-swapped'
-  /** Shift deletes skip the version check, and requests in flight together date their changes alike: a lost update whose answers agree. */
+  /**
+   * Shift deletes skip the version check, and requests in flight together date their changes
+   * alike: a lost update whose answers agree.
+   */
   | 'lost-update-dates-coincide'
   /** A store that commits some changes and then fails (a 503), before the event is handed on. */
   | 'commits-then-fails';
@@ -71,8 +74,11 @@ export async function recordedTarget(fault?: RecorderFault): Promise<EventTarget
   const hooks = fault === undefined ? {} : hooksOf(fault, events);
   let router: RouterTarget;
   if (fault === 'lost-update-dates-coincide') {
-    const { clock, counting } = overlapClock();
-    router = await routerTarget({ ...hooks, before: [counting] }, undefined, { onEvent, clock });
+    const { clock, countInFlight } = overlapClock();
+    router = await routerTarget({ ...hooks, before: [countInFlight] }, undefined, {
+      onEvent,
+      clock,
+    });
   } else {
     router = await routerTarget(hooks, undefined, { onEvent });
   }
@@ -92,10 +98,10 @@ const OVERLAP_DATE_MS = 500;
  * the kit's tolerance of a change dated before its request). Two deletes of one shift, each found
  * before the other wrote, are in flight together, so they answer the same dates on any machine.
  */
-function overlapClock(): { clock: Clock; counting: RequestHandler } {
+function overlapClock(): { clock: Clock; countInFlight: RequestHandler } {
   let inFlight = 0;
   let kept: { readonly date: Date; readonly until: number } | undefined;
-  const counting: RequestHandler = (_req, res, next) => {
+  const countInFlight: RequestHandler = (_req, res, next) => {
     inFlight += 1;
     res.once('close', () => {
       inFlight -= 1;
@@ -110,7 +116,7 @@ function overlapClock(): { clock: Clock; counting: RequestHandler } {
     }
     return kept.date;
   };
-  return { clock: { now }, counting };
+  return { clock: { now }, countInFlight };
 }
 
 /** An `onEvent` that holds each event until its record's next one has gone first, or a while. */
