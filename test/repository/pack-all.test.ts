@@ -125,6 +125,13 @@ describe.each(pages)('the page of $name', ({ name, page }) => {
   });
 });
 
+/** The lines pack:all's pnpm instructions start with, before the overrides. */
+const PNPM_HEADING = [
+  'With pnpm, which would fetch their dependencies from the registry instead, add to your',
+  'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
+  'overrides:',
+];
+
 describe("pack:all's pnpm instructions", () => {
   it('name each package by the file pnpm packs it to', () => {
     expect(tarballName('@workforce-kit/express-adapter', '0.1.0')).toBe(
@@ -147,9 +154,7 @@ describe("pack:all's pnpm instructions", () => {
     ]);
     expect(pnpmInstructions(tarballs, ['@workforce-kit/express-adapter'])).toBe(
       [
-        'With pnpm, which would fetch their dependencies from the registry instead, add to your',
-        'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
-        'overrides:',
+        ...PNPM_HEADING,
         '  "@workforce-kit/core": "file:/home/ana/wk/tarballs/workforce-kit-core-0.1.0.tgz"',
         '  "@workforce-kit/express-adapter": "file:/home/ana/wk/tarballs/workforce-kit-express-adapter-0.1.0.tgz"',
         '  "@workforce-kit/http": "file:/home/ana/wk/tarballs/workforce-kit-http-0.1.0.tgz"',
@@ -174,9 +179,7 @@ describe("pack:all's pnpm instructions", () => {
     );
     expect(pnpmInstructions(new Map(), ['@workforce-kit/contract-testing'])).toBe(
       [
-        'With pnpm, which would fetch their dependencies from the registry instead, add to your',
-        'project\'s pnpm-workspace.yaml (before pnpm 10.5.1: "pnpm": { "overrides": … } in package.json):',
-        'overrides:',
+        ...PNPM_HEADING,
         'then, in your project, as a dev dependency: pnpm add -D @workforce-kit/contract-testing',
         '',
       ].join('\n'),
