@@ -7,8 +7,7 @@
 // kit's checks of paths and methods pass through one host of each CORS library, which answers
 // OPTIONS itself.
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import fastifyCors from '@fastify/cors';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { NestFactory } from '@nestjs/core';
@@ -37,7 +36,7 @@ import { Hono } from 'hono';
 import { cors as honoCors } from 'hono/cors';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Served } from '../support/adapters.js';
+import { type Served, serveOnLoopback } from '../support/adapters.js';
 import { launchChromium } from '../support/chromium.js';
 
 /** The CORS settings every host is given, in the words the three CORS libraries share. */
@@ -87,11 +86,8 @@ const HOSTS: readonly Host[] = [
     cors: 'cors',
     async serve(options, settings) {
       const app = express().use(cors(settings)).use('/api', createRouter(options));
-      const server = await listening(createServer(app));
-      return {
-        url: `${origin(server)}/api`,
-        close: () => new Promise((resolve) => server.close(() => resolve())),
-      };
+      const served = await serveOnLoopback(app);
+      return { ...served, url: `${served.url}/api` };
     },
   },
   {
@@ -101,8 +97,8 @@ const HOSTS: readonly Host[] = [
       const app = Fastify({ forceCloseConnections: true, frameworkErrors: frameworkErrors() });
       await app.register(fastifyCors, settings);
       await app.register(workforceKit, { ...options, prefix: '/api' });
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      return { url: `${origin(app.server)}/api`, close: () => app.close() };
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { url: `${url}/api`, close: () => app.close() };
     },
   },
   {
@@ -111,13 +107,7 @@ const HOSTS: readonly Host[] = [
     async serve(options, settings) {
       const api = createRequestHandler(options);
       const allowCors = cors(settings);
-      const server = await listening(
-        createServer((req, res) => allowCors(req, res, () => api(req, res))),
-      );
-      return {
-        url: origin(server),
-        close: () => new Promise((resolve) => server.close(() => resolve())),
-      };
+      return serveOnLoopback((req, res) => allowCors(req, res, () => api(req, res)));
     },
   },
   {
@@ -139,26 +129,11 @@ const HOSTS: readonly Host[] = [
         }),
       );
       app.use(async (c, next) => (await api(c.req.raw, c.env)) ?? next());
-      const server = await listening(createServer(getRequestListener(app.fetch)));
-      return {
-        url: `${origin(server)}/api`,
-        close: () => new Promise((resolve) => server.close(() => resolve())),
-      };
+      const served = await serveOnLoopback(getRequestListener(app.fetch));
+      return { ...served, url: `${served.url}/api` };
     },
   },
 ];
-
-async function listening(server: Server): Promise<Server> {
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve).once('error', reject);
-  });
-  return server;
-}
-
-function origin(server: Server): string {
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** What the page's fetch gave: the answer's status, a header the host exposes, and its body. */
 type Fetched =
@@ -188,8 +163,8 @@ function fetchFromPage(
 describe('a page on another origin, in headless Chromium', () => {
   const world = aWorld();
   let browser: Browser;
-  let front: Server;
-  let elsewhere: Server;
+  let front: Served;
+  let elsewhere: Served;
   let token: string;
 
   beforeAll(async () => {
@@ -199,8 +174,8 @@ describe('a page on another origin, in headless Chromium', () => {
         .writeHead(200, { 'Content-Type': 'text/html' })
         .end('<!doctype html><title>front</title>');
     [front, elsewhere, browser, token] = await Promise.all([
-      listening(createServer(page)),
-      listening(createServer(page)),
+      serveOnLoopback(page),
+      serveOnLoopback(page),
       launchChromium(),
       tokenFor([world.restaurant.guid]),
     ]);
@@ -208,20 +183,20 @@ describe('a page on another origin, in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    front?.close();
-    elsewhere?.close();
+    await front?.close();
+    await elsewhere?.close();
   });
 
   it.each(HOSTS)('calls the API through $name', async (host) => {
     const served = await host.serve(testApiOptions(world.seed), {
-      origin: origin(front),
+      origin: front.url,
       methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
       exposedHeaders: ['X-Request-Id'],
     });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(origin(front));
+      await page.goto(front.url);
       const headers = {
         Authorization: `Bearer ${token}`,
         [RESTAURANT_HEADER]: world.restaurant.guid,
@@ -252,7 +227,7 @@ describe('a page on another origin, in headless Chromium', () => {
 
       // Another origin's page gets no answer it may read.
       const other = await context.newPage();
-      await other.goto(origin(elsewhere));
+      await other.goto(elsewhere.url);
       const blocked = await fetchFromPage(
         other,
         `${served.url}/restaurants/v1/restaurants/${world.restaurant.guid}`,

@@ -41,7 +41,8 @@ export interface Adapter {
   serve(options: ApiOptions): Promise<Served>;
 }
 
-async function listen(handler: RequestListener): Promise<Served> {
+/** Serves `handler` on a free port of 127.0.0.1, as a new `node:http` server. */
+export async function serveOnLoopback(handler: RequestListener): Promise<Served> {
   const server = createServer(handler).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve).once('error', reject);
@@ -65,7 +66,7 @@ const expressAdapter: Adapter = {
     return express().use(router);
   },
   async serve(options) {
-    return listen(await this.handler(options));
+    return serveOnLoopback(await this.handler(options));
   },
 };
 
@@ -108,7 +109,7 @@ const nodeAdapter: Adapter = {
       });
   },
   async serve(options) {
-    return listen(await this.handler(options));
+    return serveOnLoopback(await this.handler(options));
   },
 };
 
@@ -125,7 +126,7 @@ const fetchAdapter: Adapter = {
     return getRequestListener(app.fetch);
   },
   async serve(options) {
-    return listen(await this.handler(options));
+    return serveOnLoopback(await this.handler(options));
   },
 };
 
