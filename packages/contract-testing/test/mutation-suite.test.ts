@@ -55,7 +55,8 @@ async function defaultRunOf(hooks: Parameters<typeof routerTarget>[0]) {
 }
 
 describe.each(MUTANTS)('the mutant $name ($bug)', ({ hooks, race }) => {
-  it('is killed by a default run: a broken rule, with a replay', async () => {
+  const runs = race ? 'one of two default runs' : 'a default run';
+  it(`is killed by ${runs}: a broken rule, with a replay`, async () => {
     const seeds: number[] = [];
     let run = await defaultRunOf(hooks);
     seeds.push(run.rngSeed);
